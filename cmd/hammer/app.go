@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK    = 0 // everything as expected
+	exitFail  = 1 // a safety property was violated or an expectation failed
+	exitUsage = 2 // bad usage or configuration
+	exitInfra = 3 // infrastructure unavailable or outcome indeterminate
+)
+
+// workerCommand is the hidden subcommand a worker process runs.
+const workerCommand = "_worker"
+
+// stdio is where a command reads and writes.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+const usage = `hammer races contenders for the seats of one sector and says whether anything was oversold.
+
+Usage:
+  hammer run --mode MODE [flags]   one race; exit 0 valid, 1 invalid, 2 usage, 3 indeterminate
+  hammer load [flags]              every mode against its expectation (the default matrix)
+  hammer verify DIR                re-verify a results folder offline
+
+Modes: none, lock-only, update-only, lock-plus-update.
+Run 'hammer run -h' or 'hammer load -h' for the flags.
+`
+
+// run dispatches a subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, io stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(io.err, usage)
+		return exitUsage
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "run":
+		return runCmd(ctx, rest, io)
+	case "load":
+		return loadCmd(ctx, rest, io)
+	case "verify":
+		return verifyCmd(rest, io)
+	case workerCommand:
+		return workerCmd(ctx, io)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(io.out, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load or verify)\n", cmd)
+		return exitUsage
+	}
+}
+
+// parse parses a subcommand's flags; it returns false with the exit code
+// when the command should stop (help asked for, or bad flags).
+func parse(fs *flag.FlagSet, args []string, io stdio) (int, bool) {
+	fs.SetOutput(io.err)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	case err != nil:
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// usageError prints a one-line usage error and returns the usage exit code.
+func usageError(io stdio, format string, args ...any) int {
+	fmt.Fprintf(io.err, "hammer: "+format+"\n", args...)
+	return exitUsage
+}
+
+func workerExecutable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find own executable for workers: %w", err)
+	}
+	return exe, nil
+}

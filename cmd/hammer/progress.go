@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// progress shows races as they run: mpb bars on a terminal, one plain line
+// per second otherwise (mpb draws nothing without a terminal), nothing with
+// --quiet.
+type progress struct {
+	bars  *mpb.Progress // nil unless stdout is a terminal
+	lines io.Writer     // nil when quiet or drawing bars
+}
+
+func newProgress(io stdio, quiet bool) *progress {
+	switch {
+	case quiet:
+		return &progress{}
+	case isTerminal(io.out):
+		return &progress{bars: mpb.New(mpb.WithOutput(io.out), mpb.WithWidth(40))}
+	default:
+		return &progress{lines: io.err}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// tracker counts one race's attempts as their records arrive.
+type tracker struct {
+	out              io.Writer
+	name             string
+	total            int64
+	attempts, sold   atomic.Int64
+	start            time.Time
+	bar              *mpb.Bar
+	stopTicker, quit chan struct{}
+}
+
+// track starts showing a race of total attempts.
+func (p *progress) track(name string, total int) *tracker {
+	t := &tracker{name: name, total: int64(total), start: time.Now()}
+	if p.bars != nil {
+		t.bar = p.bars.AddBar(t.total,
+			mpb.PrependDecorators(decor.Name(name, decor.WC{W: 18, C: decor.DindentRight})),
+			mpb.AppendDecorators(
+				decor.CountersNoUnit("%d/%d attempts"),
+				decor.Any(func(decor.Statistics) string { return fmt.Sprintf("  sold %d", t.sold.Load()) }),
+				decor.Elapsed(decor.ET_STYLE_GO, decor.WC{W: 8}),
+			))
+	}
+	if p.lines != nil {
+		t.out, t.stopTicker, t.quit = p.lines, make(chan struct{}), make(chan struct{})
+		go t.tick()
+	}
+	return t
+}
+
+// attempt counts one arrived record.
+func (t *tracker) attempt(a history.Attempt) {
+	t.attempts.Add(1)
+	if a.Outcome == history.Sold {
+		t.sold.Add(1)
+	}
+	if t.bar != nil {
+		t.bar.Increment()
+	}
+}
+
+// done ends the race's display, complete or not.
+func (t *tracker) done() {
+	if t.bar != nil {
+		t.bar.Abort(false) // no-op when the bar already completed
+	}
+	if t.stopTicker != nil {
+		close(t.stopTicker)
+		<-t.quit
+		t.line()
+	}
+}
+
+func (t *tracker) tick() {
+	defer close(t.quit)
+	tk := time.NewTicker(time.Second)
+	defer tk.Stop()
+	for {
+		select {
+		case <-t.stopTicker:
+			return
+		case <-tk.C:
+			t.line()
+		}
+	}
+}
+
+func (t *tracker) line() {
+	fmt.Fprintf(t.out, "%s: %d/%d attempts, %d sold, %s\n",
+		t.name, t.attempts.Load(), t.total, t.sold.Load(), time.Since(t.start).Round(time.Millisecond))
+}
+
+// wait lets the bars finish drawing.
+func (p *progress) wait() {
+	if p.bars != nil {
+		p.bars.Wait()
+	}
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/report"
+	"github.com/hammer-load/hammer/scenarios"
+	"github.com/hammer-load/hammer/verify"
+)
+
+// raceFlags are the flags shared by run and load.
+type raceFlags struct {
+	procs, goroutines, attempts, seats, pool int
+	lockTTL, lockWait, timeout               time.Duration
+	seed                                     uint64
+	out, stackKind, redisURL, pgURL          string
+	keep, quiet                              bool
+}
+
+func (f *raceFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.procs, "procs", 4, "worker `processes`")
+	fs.IntVar(&f.goroutines, "goroutines", 250, "contending `goroutines` per process")
+	fs.IntVar(&f.attempts, "attempts", 1, "`attempts` per goroutine")
+	fs.IntVar(&f.seats, "seats", 100, "`seats` in the sector")
+	fs.IntVar(&f.pool, "pool", 16, "PostgreSQL `connections` per worker process")
+	fs.DurationVar(&f.lockTTL, "lock-ttl", 10*time.Second, "lock `TTL`")
+	fs.DurationVar(&f.lockWait, "lock-wait", time.Minute, "how long a contender waits for the lock before giving up")
+	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "longest a race may take; past it the verdict is unknown")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one and records it)")
+	fs.StringVar(&f.out, "out", "", "results `folder` (default results/<run-id>)")
+	fs.StringVar(&f.stackKind, "stack", "auto", "where Redis and PostgreSQL come from: auto, external, docker or local")
+	fs.StringVar(&f.redisURL, "redis-url", os.Getenv("HAMMER_REDIS_URL"), "Redis `URL` of an external stack (env HAMMER_REDIS_URL)")
+	fs.StringVar(&f.pgURL, "pg-url", os.Getenv("HAMMER_PG_URL"), "PostgreSQL `URL` of an external stack (env HAMMER_PG_URL)")
+	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
+}
+
+// check validates the flags; the error reads as one line.
+func (f *raceFlags) check() error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"procs", f.procs}, {"goroutines", f.goroutines}, {"attempts", f.attempts}, {"seats", f.seats}, {"pool", f.pool}} {
+		if c.v <= 0 {
+			return fmt.Errorf("--%s must be at least 1, got %d", c.name, c.v)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    time.Duration
+	}{{"lock-ttl", f.lockTTL}, {"lock-wait", f.lockWait}, {"timeout", f.timeout}} {
+		if c.v <= 0 {
+			return fmt.Errorf("--%s must be positive, got %s", c.name, c.v)
+		}
+	}
+	if _, err := stack.ParseKind(f.stackKind); err != nil {
+		return err
+	}
+	return checkOut(f.out)
+}
+
+// checkOut refuses a results folder that already holds files: hammer never
+// overwrites what it did not create.
+func checkOut(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("--out %s already holds files; choose an empty or new folder", dir)
+	}
+	return nil
+}
+
+// raceAll starts the stack, races every scenario, verifies, saves the
+// results folder, prints the verdict table and returns the exit code.
+func raceAll(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io stdio) int {
+	if err := f.check(); err != nil {
+		return usageError(io, "%v", err)
+	}
+	exe, err := workerExecutable()
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		return exitInfra
+	}
+	log := io.err
+	if f.quiet {
+		log = nil
+	}
+	kind, _ := stack.ParseKind(f.stackKind)
+	st, err := stack.Start(ctx, stack.Options{Kind: kind, RedisURL: f.redisURL, PGURL: f.pgURL, Log: log})
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		if errors.Is(err, stack.ErrBadConfig) {
+			return exitUsage
+		}
+		return exitInfra
+	}
+	defer st.Close()
+
+	folder, err := raceScenarios(ctx, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		return exitInfra
+	}
+	return finish(f.out, folder, io)
+}
+
+// raceScenarios races each scenario in turn on one stack.
+func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []scenarios.Scenario, worker driver.Command, io stdio) (*history.Folder, error) {
+	runID := newRunID()
+	if f.out == "" {
+		f.out = filepath.Join("results", runID)
+	}
+	if f.seed == 0 {
+		f.seed = uint64(time.Now().UnixNano())
+	}
+	folder := &history.Folder{Manifest: history.Manifest{
+		Schema: history.ManifestSchema, RunID: runID, Seed: f.seed,
+		Stack: string(st.Kind), StackNotes: st.Notes,
+	}}
+	prog := newProgress(io, f.quiet)
+	defer prog.wait()
+	for _, sc := range scns {
+		track := prog.track(sc.Name, f.procs*f.goroutines*f.attempts)
+		res, err := driver.Race(ctx, driver.Options{
+			RunID: runID, Scenario: sc,
+			Procs: f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,
+			RedisURL: st.RedisURL, PGURL: st.PGURL,
+			LockTTL: f.lockTTL, LockWait: f.lockWait, Timeout: f.timeout, ReadyTimeout: time.Minute,
+			Seed: f.seed, Keep: f.keep, Worker: worker,
+			OnAttempt: track.attempt,
+		})
+		track.done()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		}
+		folder.Manifest.Runs = append(folder.Manifest.Runs, res.Run)
+		folder.Attempts = append(folder.Attempts, res.Attempts...)
+		folder.Sales = append(folder.Sales, res.Sales...)
+		if res.Sector != nil {
+			folder.Sectors = append(folder.Sectors, *res.Sector)
+		}
+	}
+	return folder, nil
+}
+
+// finish saves the raw records, verifies them, writes summary.json and the
+// verdict table, and returns the exit code.
+func finish(dir string, folder *history.Folder, io stdio) int {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(io.err, "hammer: results folder: %v\n", err)
+		return exitInfra
+	}
+	if err := folder.Save(dir); err != nil {
+		fmt.Fprintf(io.err, "hammer: save results: %v\n", err)
+		return exitInfra
+	}
+	summary := report.Build(folder, verify.Folder(folder))
+	if err := report.Save(dir, summary); err != nil {
+		fmt.Fprintf(io.err, "hammer: save summary: %v\n", err)
+		return exitInfra
+	}
+	if err := report.WriteTable(io.out, summary); err != nil {
+		return exitInfra
+	}
+	fmt.Fprintf(io.out, "\nresults: %s\n", dir)
+	return summary.ExitCode
+}
+
+// newRunID names a run by its start time plus a random suffix, so that two
+// runs started in the same second never share a schema or a key prefix.
+func newRunID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,110 @@
+// Package history holds what a race leaves behind: one Attempt per contender,
+// the Sale rows read back from the ledger, the final Sector row and the
+// Manifest that says which runs a results folder holds. It also reads and
+// writes the files these live in, so the driver, the verifier and the report
+// agree on one format.
+package history
+
+// Outcome is how one attempt ended, as the contender saw it.
+type Outcome string
+
+// The outcomes an attempt can end with.
+const (
+	// Sold: the contender was told it got a seat.
+	Sold Outcome = "sold"
+	// SoldOut: the contender was told there were no seats left.
+	SoldOut Outcome = "sold_out"
+	// LockTimeout: the contender gave up waiting for the lock.
+	LockTimeout Outcome = "lock_timeout"
+	// Error: the attempt failed; whether its write committed is not known.
+	Error Outcome = "error"
+	// Unknown: the attempt never reported (its worker died or the run timed out).
+	Unknown Outcome = "unknown"
+)
+
+// Indeterminate reports whether an attempt with this outcome may or may not
+// have written a sale: the contender cannot know, so the verifier allows both.
+func (o Outcome) Indeterminate() bool { return o == Error || o == Unknown }
+
+// Attempt is one contender's try at buying a seat. Timestamps are Unix
+// nanoseconds from the wall clock, which every process on one host shares;
+// zero means the phase did not happen.
+type Attempt struct {
+	Run          string  `json:"run"`
+	Mode         string  `json:"mode"`
+	Proc         int     `json:"proc"`
+	Goroutine    int     `json:"goroutine"`
+	RequestID    string  `json:"request_id"`
+	Invoke       int64   `json:"invoke_ns"`
+	LockAcquired int64   `json:"lock_acquired_ns,omitempty"`
+	LockReleased int64   `json:"lock_released_ns,omitempty"`
+	DBStart      int64   `json:"db_start_ns,omitempty"`
+	DBEnd        int64   `json:"db_end_ns,omitempty"`
+	Complete     int64   `json:"complete_ns"`
+	Outcome      Outcome `json:"outcome"`
+	Seat         int     `json:"seat,omitempty"`
+	Err          string  `json:"error,omitempty"`
+	// LockLost is set when the release found the lock no longer ours: it
+	// expired (or vanished) while this contender held it.
+	LockLost bool `json:"lock_lost,omitempty"`
+}
+
+// Sale is one row of the sales ledger as read back after a run.
+type Sale struct {
+	Run       string `json:"run"`
+	Sector    int    `json:"sector"`
+	Seat      int    `json:"seat"`
+	RequestID string `json:"request_id"`
+	Worker    string `json:"worker"`
+	StartedAt int64  `json:"started_ns"`
+	SoldAt    int64  `json:"sold_ns"`
+}
+
+// Sector is the final row of one sector after a run.
+type Sector struct {
+	Run       string `json:"run"`
+	ID        int    `json:"id"`
+	Capacity  int    `json:"capacity"`
+	Available int    `json:"available"`
+}
+
+// Expectation is what a scenario is expected to show.
+type Expectation string
+
+// The expectations a run can carry.
+const (
+	// Safe: the run must sell at most the seats that exist and pass every check.
+	Safe Expectation = "safe"
+	// Unsafe: the run must be caught overselling (a negative control).
+	Unsafe Expectation = "unsafe"
+)
+
+// Run describes one race in a results folder: what was raced and what went
+// wrong with the infrastructure while it ran.
+type Run struct {
+	Name       string      `json:"name"`
+	Mode       string      `json:"mode"`
+	Procs      int         `json:"procs"`
+	Goroutines int         `json:"goroutines"`
+	Seats      int         `json:"seats"`
+	Expected   Expectation `json:"expected,omitempty"`
+	GoAt       int64       `json:"go_ns"`
+	// Incomplete lists why the history may be missing attempts (a worker
+	// died, the run timed out). A run with reasons here can never be valid.
+	Incomplete []string `json:"incomplete,omitempty"`
+}
+
+// Manifest lists the runs of one results folder and how they were run.
+type Manifest struct {
+	Schema string `json:"schema"`
+	RunID  string `json:"run_id"`
+	Seed   uint64 `json:"seed"`
+	Stack  string `json:"stack"`
+	// StackNotes records facts about the servers that bear on the results,
+	// such as PostgreSQL running with fsync off.
+	StackNotes []string `json:"stack_notes,omitempty"`
+	Runs       []Run    `json:"runs"`
+}
+
+// ManifestSchema is the version of the Manifest format.
+const ManifestSchema = "hammer.manifest/v1"

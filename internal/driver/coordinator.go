@@ -1,0 +1,416 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// Command is how to start a worker process: hammer re-executes itself with a
+// hidden subcommand.
+type Command struct {
+	Path string
+	Args []string
+}
+
+// Options configure one race.
+type Options struct {
+	RunID      string // names the run's schema and key prefix; unique per results folder
+	Scenario   scenarios.Scenario
+	Procs      int
+	Goroutines int
+	Attempts   int // per goroutine
+	Seats      int
+	PoolSize   int // PostgreSQL connections per worker process
+	RedisURL   string
+	PGURL      string
+	LockTTL    time.Duration
+	LockWait   time.Duration
+	// Timeout bounds the race from the go signal to the last record.
+	Timeout time.Duration
+	// ReadyTimeout bounds how long workers may take to connect and warm up.
+	ReadyTimeout time.Duration
+	Seed         uint64
+	Keep         bool // leave the schema and keys in place after the race
+	Worker       Command
+	// OnAttempt, if set, is called from one goroutine for every record as it arrives.
+	OnAttempt func(history.Attempt)
+	// OnGo, if set, is called with the worker pids right after the go signal.
+	OnGo func(pids []int)
+}
+
+// Result is what a race leaves: the run's description (including any
+// reason its history is incomplete), every attempt, the ledger and the
+// final sector row (nil if it could not be read).
+type Result struct {
+	Run      history.Run
+	Attempts []history.Attempt
+	Sales    []history.Sale
+	Sector   *history.Sector
+}
+
+const sectorID = 1
+
+// Race runs one scenario end to end. An error means the race could not be
+// run at all (setup failed); trouble during the race is reported in
+// Result.Run.Incomplete instead, so the verdict becomes unknown.
+func Race(ctx context.Context, o Options) (*Result, error) {
+	name := o.Scenario.Name
+	schema := inventory.SchemaName(o.RunID, name)
+	prefix := "hammer:" + o.RunID + ":" + name + ":"
+	sector := history.Sector{Run: name, ID: sectorID, Capacity: o.Seats, Available: o.Seats}
+	if err := inventory.Create(ctx, o.PGURL, schema, sector); err != nil {
+		return nil, err
+	}
+	if !o.Keep {
+		defer cleanup(o, schema, prefix)
+	}
+	cfg := workerConfig{
+		Run: name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
+		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
+		LockKey: prefix + "lock:sector:" + fmt.Sprint(sectorID), Sector: sectorID,
+		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
+	}
+	ws, err := startWorkers(ctx, o, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.shutdown()
+	res := &Result{Run: history.Run{
+		Name: name, Mode: string(o.Scenario.Mode), Procs: o.Procs, Goroutines: o.Goroutines,
+		Seats: o.Seats, Expected: o.Scenario.Expected,
+	}}
+	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
+		return nil, err
+	}
+	res.Run.GoAt = ws.release()
+	if o.OnGo != nil {
+		o.OnGo(ws.pids())
+	}
+	res.Attempts, res.Run.Incomplete = ws.collect(ctx, o)
+	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
+	res.Attempts = fillUnknown(res.Attempts, o, name)
+	res.Sales, res.Sector, err = readBack(ctx, o.PGURL, schema, name)
+	if err != nil {
+		res.Run.Incomplete = append(res.Run.Incomplete, err.Error())
+	}
+	return res, nil
+}
+
+// readBack reads the ledger and the final sector row after the race.
+func readBack(ctx context.Context, pgURL, schema, run string) ([]history.Sale, *history.Sector, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	store, err := inventory.Open(ctx, pgURL, schema, 1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read back: %w", err)
+	}
+	defer store.Close()
+	sales, err := store.Ledger(ctx, run)
+	if err != nil {
+		return nil, nil, err
+	}
+	sec, err := store.Sector(ctx, run, sectorID)
+	if err != nil {
+		return sales, nil, err
+	}
+	return sales, &sec, nil
+}
+
+// cleanup removes the run's schema and every key under its prefix, and
+// nothing else. Failures are reported on the result's log by the caller's
+// next run; there is no verdict left to change.
+func cleanup(o Options, schema, prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = inventory.Drop(ctx, o.PGURL, schema)
+	opt, err := redis.ParseURL(o.RedisURL)
+	if err != nil {
+		return
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		rdb.Del(ctx, iter.Val())
+	}
+}
+
+// fillUnknown adds a record with outcome unknown for every attempt that
+// never reported, so that a lost worker shows up in the history.
+func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt {
+	seen := make(map[string]bool, len(got))
+	for _, a := range got {
+		seen[a.RequestID] = true
+	}
+	for p := range o.Procs {
+		for g := range o.Goroutines {
+			for k := range o.Attempts {
+				id := RequestID(p, g, k)
+				if !seen[id] {
+					got = append(got, history.Attempt{
+						Run: run, Mode: string(o.Scenario.Mode), Proc: p, Goroutine: g,
+						RequestID: id, Outcome: history.Unknown,
+					})
+				}
+			}
+		}
+	}
+	return got
+}
+
+// worker is one running worker process.
+type worker struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Reader
+	stderr *tail
+	done   bool // sent its done message
+}
+
+// fleet is the worker processes of one race and the stream of their output.
+type fleet struct {
+	ws     []*worker
+	events chan event
+	quit   chan struct{} // closed on shutdown so that readers stop
+}
+
+func startWorkers(ctx context.Context, o Options, cfg workerConfig) (*fleet, error) {
+	f := &fleet{events: make(chan event, 1024), quit: make(chan struct{})}
+	for p := range o.Procs {
+		cmd := exec.Command(o.Worker.Path, o.Worker.Args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		w := &worker{cmd: cmd, stderr: &tail{max: 4096}}
+		cmd.Stderr = w.stderr
+		var err error
+		if w.stdin, err = cmd.StdinPipe(); err == nil {
+			w.stdout, err = cmd.StdoutPipe()
+		}
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err != nil {
+			f.shutdown()
+			return nil, fmt.Errorf("start worker %d: %w", p, err)
+		}
+		f.ws = append(f.ws, w)
+		c := cfg
+		c.Proc = p
+		if err := json.NewEncoder(w.stdin).Encode(c); err != nil {
+			f.shutdown()
+			return nil, fmt.Errorf("configure worker %d: %w", p, err)
+		}
+	}
+	f.listen()
+	return f, nil
+}
+
+// event is one line (or the end) of a worker's output.
+type event struct {
+	proc int
+	msg  message
+	end  error // set with eof
+	eof  bool
+}
+
+// listen starts one reader per worker that turns its output into events.
+func (f *fleet) listen() {
+	for p, w := range f.ws {
+		go func() {
+			sc := bufio.NewScanner(w.stdout)
+			sc.Buffer(make([]byte, 64*1024), 1<<20)
+			for sc.Scan() {
+				var m message
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					f.emit(event{proc: p, eof: true, end: fmt.Errorf("bad output %q: %w", sc.Text(), err)})
+					return
+				}
+				if !f.emit(event{proc: p, msg: m}) {
+					return
+				}
+			}
+			f.emit(event{proc: p, eof: true, end: sc.Err()})
+		}()
+	}
+}
+
+func (f *fleet) emit(ev event) bool {
+	select {
+	case f.events <- ev:
+		return true
+	case <-f.quit:
+		return false
+	}
+}
+
+// awaitReady waits until every worker reported ready. A worker that fails
+// to connect fails the whole race before anything was attempted.
+func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for ready := 0; ready < len(f.ws); {
+		select {
+		case ev := <-f.events:
+			switch {
+			case ev.msg.Fatal != "":
+				return fmt.Errorf("worker %d: %s", ev.proc, ev.msg.Fatal)
+			case ev.eof:
+				return fmt.Errorf("worker %d exited during start-up: %s", ev.proc, f.ws[ev.proc].stderr.last())
+			case ev.msg.Ready:
+				ready++
+			}
+		case <-timer.C:
+			return fmt.Errorf("workers not ready after %s (connecting and warming up)", limit)
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted during start-up: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+// goDelay is how far ahead the shared start instant is set: long enough for
+// the go signal to reach every worker before it passes.
+const goDelay = 50 * time.Millisecond
+
+// release sends every worker the same start instant and returns it.
+func (f *fleet) release() int64 {
+	at := time.Now().Add(goDelay).UnixNano()
+	for _, w := range f.ws {
+		// A worker that cannot read its go signal has died; collect notices.
+		_ = json.NewEncoder(w.stdin).Encode(goSignal{At: at})
+	}
+	return at
+}
+
+// collect gathers attempt records until every worker has finished, the
+// timeout passes or ctx ends. It returns the records and, if the history is
+// incomplete, why.
+func (f *fleet) collect(ctx context.Context, o Options) ([]history.Attempt, []string) {
+	var attempts []history.Attempt
+	var incomplete []string
+	timer := time.NewTimer(o.Timeout + goDelay)
+	defer timer.Stop()
+	stop := func(why string) {
+		incomplete = append(incomplete, why)
+		f.kill()
+	}
+	for open := len(f.ws); open > 0; {
+		select {
+		case ev := <-f.events:
+			switch {
+			case ev.eof:
+				open--
+				if ev.end != nil {
+					incomplete = append(incomplete, fmt.Sprintf("worker %d: %v", ev.proc, ev.end))
+				}
+			case ev.msg.Attempt != nil:
+				attempts = append(attempts, *ev.msg.Attempt)
+				if o.OnAttempt != nil {
+					o.OnAttempt(*ev.msg.Attempt)
+				}
+			case ev.msg.Done:
+				f.ws[ev.proc].done = true
+			}
+		case <-timer.C:
+			stop(fmt.Sprintf("run exceeded --timeout %s; workers were killed", o.Timeout))
+			timer.Reset(time.Hour)
+		case <-ctx.Done():
+			stop("run interrupted; workers were killed")
+			ctx = context.WithoutCancel(ctx)
+		}
+	}
+	return attempts, incomplete
+}
+
+// wait reaps every worker and says which ones did not finish cleanly.
+func (f *fleet) wait() []string {
+	var bad []string
+	for p, w := range f.ws {
+		w.stdin.Close()
+		err := w.cmd.Wait()
+		if err != nil || !w.done {
+			why := "exited before reporting all attempts"
+			if err != nil {
+				why = err.Error()
+			}
+			bad = append(bad, fmt.Sprintf("worker %d (pid %d) died: %s%s", p, w.cmd.Process.Pid, why, w.stderr.suffix()))
+		}
+	}
+	return bad
+}
+
+// kill sends SIGKILL to every worker still running.
+func (f *fleet) kill() {
+	for _, w := range f.ws {
+		if w.cmd.ProcessState == nil {
+			_ = w.cmd.Process.Kill()
+		}
+	}
+}
+
+// shutdown kills and reaps every worker not reaped yet and stops the readers.
+func (f *fleet) shutdown() {
+	f.kill()
+	close(f.quit)
+	for _, w := range f.ws {
+		if w.cmd.ProcessState == nil {
+			_ = w.cmd.Wait()
+		}
+	}
+}
+
+func (f *fleet) pids() []int {
+	out := make([]int, len(f.ws))
+	for i, w := range f.ws {
+		out[i] = w.cmd.Process.Pid
+	}
+	return out
+}
+
+// tail keeps the last bytes a worker wrote to stderr, for error messages.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = slices.Clone(t.buf[len(t.buf)-t.max:])
+	}
+	return len(p), nil
+}
+
+// last returns the last non-empty line written.
+func (t *tail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	return lines[len(lines)-1]
+}
+
+func (t *tail) suffix() string {
+	if l := t.last(); l != "" {
+		return " (" + l + ")"
+	}
+	return ""
+}
+
+var _ io.Writer = (*tail)(nil)

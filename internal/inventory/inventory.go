@@ -1,0 +1,247 @@
+// Package inventory is the PostgreSQL side of a race: a schema created for
+// one run holding the sectors table and the sales ledger, and the two ways a
+// contender can take a seat from it — read-then-write, which races, and the
+// atomic conditional UPDATE, which does not.
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hammer-load/hammer/fixtures"
+	"github.com/hammer-load/hammer/history"
+)
+
+// ErrSoldOut means the sector had no seat left when the contender looked.
+var ErrSoldOut = errors.New("sold out")
+
+// SchemaPrefix starts the name of every schema hammer creates.
+const SchemaPrefix = "hammer_"
+
+var schemaName = regexp.MustCompile(`^hammer_[a-z0-9_]{1,55}$`)
+
+// SchemaName returns the schema for one run of one results folder, a valid
+// PostgreSQL identifier under SchemaPrefix.
+func SchemaName(runID, run string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+				return r
+			case r >= 'A' && r <= 'Z':
+				return r + 'a' - 'A'
+			}
+			return '_'
+		}, s)
+	}
+	name := SchemaPrefix + clean(runID) + "_" + clean(run)
+	if len(name) > 63 {
+		name = name[:63]
+	}
+	return name
+}
+
+// Store is the inventory of one run.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Create makes the run's schema with its tables and one sector row. It fails
+// if the schema already exists: hammer never reuses what it did not create.
+func Create(ctx context.Context, pgURL, schema string, sector history.Sector) error {
+	if !schemaName.MatchString(schema) {
+		return fmt.Errorf("create schema: %q is not a hammer schema name", schema)
+	}
+	conn, err := connect(ctx, pgURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+			return fmt.Errorf("create schema %s: %w", schema, err)
+		}
+		if _, err := tx.Exec(ctx, "SET LOCAL search_path TO "+pgx.Identifier{schema}.Sanitize()); err != nil {
+			return fmt.Errorf("set search_path: %w", err)
+		}
+		if _, err := tx.Exec(ctx, fixtures.Schema()); err != nil {
+			return fmt.Errorf("create tables: %w", err)
+		}
+		_, err := tx.Exec(ctx, "INSERT INTO sectors (id, capacity, available) VALUES ($1, $2, $2)",
+			sector.ID, sector.Capacity)
+		if err != nil {
+			return fmt.Errorf("insert sector: %w", err)
+		}
+		return nil
+	})
+}
+
+// Drop removes a schema made by Create, with everything in it.
+func Drop(ctx context.Context, pgURL, schema string) error {
+	if !schemaName.MatchString(schema) {
+		return fmt.Errorf("drop schema: %q is not a hammer schema name", schema)
+	}
+	conn, err := connect(ctx, pgURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+		return fmt.Errorf("drop schema %s: %w", schema, err)
+	}
+	return nil
+}
+
+// Open connects a pool of at most maxConns connections to the run's schema.
+func Open(ctx context.Context, pgURL, schema string, maxConns int) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(pgURL)
+	if err != nil {
+		return nil, fmt.Errorf("postgres url: %w", err)
+	}
+	cfg.MaxConns = int32(maxConns)
+	cfg.MinConns = int32(maxConns)
+	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres pool: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Warm opens every connection of the pool so that the race does not pay for
+// connection setup.
+func (s *Store) Warm(ctx context.Context) error {
+	n := int(s.pool.Config().MaxConns)
+	conns := make([]*pgxpool.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	for range n {
+		c, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return fmt.Errorf("postgres warm-up: %w", err)
+		}
+		conns = append(conns, c)
+		if err := c.Ping(ctx); err != nil {
+			return fmt.Errorf("postgres warm-up: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Request is one contender's purchase.
+type Request struct {
+	Sector    int
+	RequestID string
+	Worker    string
+	StartedAt time.Time
+}
+
+// SellReadWrite reads the sector's available count, then writes back that
+// count minus one and inserts a sale for the seat it thinks is next. Two
+// contenders that read the same count both sell the same seat: this is the
+// race the locks are meant to close.
+func (s *Store) SellReadWrite(ctx context.Context, r Request) (seat int, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var capacity, available int
+		err := tx.QueryRow(ctx, "SELECT capacity, available FROM sectors WHERE id = $1", r.Sector).
+			Scan(&capacity, &available)
+		if err != nil {
+			return fmt.Errorf("read sector: %w", err)
+		}
+		if available <= 0 {
+			return ErrSoldOut
+		}
+		seat = capacity - available + 1
+		if _, err := tx.Exec(ctx, "UPDATE sectors SET available = $2 WHERE id = $1", r.Sector, available-1); err != nil {
+			return fmt.Errorf("write sector: %w", err)
+		}
+		return insertSale(ctx, tx, r, seat)
+	})
+	return seat, err
+}
+
+// SellAtomic takes a seat with one conditional UPDATE … WHERE available > 0
+// and records the sale in the same transaction.
+func (s *Store) SellAtomic(ctx context.Context, r Request) (seat int, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx,
+			"UPDATE sectors SET available = available - 1 WHERE id = $1 AND available > 0 RETURNING capacity - available",
+			r.Sector).Scan(&seat)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrSoldOut
+		}
+		if err != nil {
+			return fmt.Errorf("update sector: %w", err)
+		}
+		return insertSale(ctx, tx, r, seat)
+	})
+	return seat, err
+}
+
+func insertSale(ctx context.Context, tx pgx.Tx, r Request, seat int) error {
+	_, err := tx.Exec(ctx,
+		"INSERT INTO sales (sector_id, seat, request_id, worker, started_at) VALUES ($1, $2, $3, $4, $5)",
+		r.Sector, seat, r.RequestID, r.Worker, r.StartedAt)
+	if err != nil {
+		return fmt.Errorf("insert sale: %w", err)
+	}
+	return nil
+}
+
+// Ledger reads every sale row, tagged with the run's name.
+func (s *Store) Ledger(ctx context.Context, run string) ([]history.Sale, error) {
+	rows, err := s.pool.Query(ctx,
+		"SELECT sector_id, seat, request_id, worker, started_at, sold_at FROM sales ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("read ledger: %w", err)
+	}
+	sales, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (history.Sale, error) {
+		var sale history.Sale
+		var started, sold time.Time
+		err := row.Scan(&sale.Sector, &sale.Seat, &sale.RequestID, &sale.Worker, &started, &sold)
+		sale.Run, sale.StartedAt, sale.SoldAt = run, started.UnixNano(), sold.UnixNano()
+		return sale, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read ledger: %w", err)
+	}
+	return sales, nil
+}
+
+// Sector reads one sector row, tagged with the run's name.
+func (s *Store) Sector(ctx context.Context, run string, id int) (history.Sector, error) {
+	sec := history.Sector{Run: run, ID: id}
+	err := s.pool.QueryRow(ctx, "SELECT capacity, available FROM sectors WHERE id = $1", id).
+		Scan(&sec.Capacity, &sec.Available)
+	if err != nil {
+		return sec, fmt.Errorf("read sector %d: %w", id, err)
+	}
+	return sec, nil
+}
+
+func connect(ctx context.Context, pgURL string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(pgURL)
+	if err != nil {
+		return nil, fmt.Errorf("postgres url: %w", err)
+	}
+	cfg.ConnectTimeout = 5 * time.Second
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	return conn, nil
+}

@@ -1,0 +1,117 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+)
+
+const (
+	// connectTimeout bounds one TCP connect to a server.
+	connectTimeout = 3 * time.Second
+	// pingTimeout bounds the check that a server answers.
+	pingTimeout = 4 * time.Second
+)
+
+// redisOptions parses a Redis URL; the error wraps ErrBadConfig.
+func redisOptions(rawURL string) (*redis.Options, error) {
+	opts, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, badConfigf("malformed Redis URL: %s", scrub(causeText(err), rawURL))
+	}
+	opts.DialTimeout = connectTimeout
+	opts.MaxRetries = -1 // callers retry themselves, within their deadline
+	return opts, nil
+}
+
+// pgConfig parses a PostgreSQL URL; the error wraps ErrBadConfig.
+func pgConfig(rawURL string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, badConfigf("malformed PostgreSQL URL: %s", scrub(causeText(err), rawURL))
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > connectTimeout {
+		cfg.ConnectTimeout = connectTimeout
+	}
+	return cfg, nil
+}
+
+// causeText is err's message without the quoted copy of the URL that a
+// *url.Error carries.
+func causeText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// pingRedis sends one PING.
+func pingRedis(ctx context.Context, opts *redis.Options) error {
+	c := redis.NewClient(opts)
+	defer c.Close()
+	return c.Ping(ctx).Err()
+}
+
+// pingPG connects and runs SELECT 1.
+func pingPG(ctx context.Context, cfg *pgx.ConnConfig) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var one int
+	return conn.QueryRow(ctx, "SELECT 1").Scan(&one)
+}
+
+// pgAddr is host:port of cfg for messages (never the password).
+func pgAddr(cfg *pgx.ConnConfig) string {
+	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+}
+
+// checkServers pings both servers, each within pingTimeout; the error wraps
+// ErrUnavailable and names the server that failed.
+func checkServers(ctx context.Context, ropts *redis.Options, pcfg *pgx.ConnConfig) error {
+	rctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := pingRedis(rctx, ropts); err != nil {
+		return unavailablef("redis at %s did not answer PING: %s", ropts.Addr, maskPassword(err.Error(), ropts.Password))
+	}
+	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := pingPG(pctx, pcfg); err != nil {
+		return unavailablef("postgresql at %s did not answer SELECT 1: %s", pgAddr(pcfg), maskPassword(err.Error(), pcfg.Password))
+	}
+	return nil
+}
+
+// pollReady calls probe until it succeeds, the deadline passes or stop is
+// closed (the server exited). It returns the last probe error on timeout.
+func pollReady(ctx context.Context, timeout time.Duration, stop <-chan struct{}, probe func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		actx, acancel := context.WithTimeout(ctx, time.Second)
+		err := probe(actx)
+		acancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-stop:
+			return errExited
+		case <-ctx.Done():
+			return fmt.Errorf("not ready within %s: %w", timeout, err)
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package stack
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// errExited reports that a server process ended while hammer waited for it.
+var errExited = errors.New("exited")
+
+// logTailLines is how many lines of a server log an error quotes.
+const logTailLines = 5
+
+// procSpec describes a server process to start.
+type procSpec struct {
+	name     string // for messages, e.g. "redis-server"
+	path     string
+	args     []string
+	dir      string         // working directory
+	logPath  string         // stdout and stderr are appended here
+	owner    *osUser        // run as this user; nil = as hammer's user
+	deathSig syscall.Signal // sent to the server if hammer dies
+}
+
+// proc is a started server process.
+type proc struct {
+	spec    procSpec
+	cmd     *exec.Cmd
+	done    chan struct{} // closed once the process has exited and been reaped
+	waitErr error         // the exit status; read only after done is closed
+}
+
+// command builds the exec.Cmd for s: own process group (a terminal's ^C
+// does not reach it), killed with s.deathSig when hammer's thread dies, and
+// run as s.owner when set.
+func (s procSpec) command(logFile *os.File) *exec.Cmd {
+	cmd := exec.Command(s.path, s.args...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: s.deathSig}
+	if s.owner != nil {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: s.owner.uid, Gid: s.owner.gid}
+	}
+	return cmd
+}
+
+// startProc starts the process of s; a goroutine reaps it when it exits.
+func startProc(s procSpec) (*proc, error) {
+	logFile, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open %s log: %w", s.name, err)
+	}
+	defer logFile.Close() // the child holds its own copy
+	p := &proc{spec: s, cmd: s.command(logFile), done: make(chan struct{})}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", s.name, err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// runProc runs s to completion, e.g. initdb, killing it on timeout or when
+// ctx ends.
+func runProc(ctx context.Context, s procSpec, timeout time.Duration) error {
+	p, err := startProc(s)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		_ = p.kill()
+		return fmt.Errorf("%s: %w", s.name, ctx.Err())
+	case <-time.After(timeout):
+		_ = p.kill()
+		return fmt.Errorf("%s did not finish within %s%s", s.name, timeout, p.tail())
+	}
+	if p.waitErr != nil {
+		return fmt.Errorf("%s failed (%v)%s", s.name, p.waitErr, p.tail())
+	}
+	return nil
+}
+
+// pid is the process id, also the id of its process group.
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// exitErr describes the process's early exit, quoting its log.
+func (p *proc) exitErr() error {
+	<-p.done
+	status := "exit status 0"
+	if p.waitErr != nil {
+		status = p.waitErr.Error()
+	}
+	return fmt.Errorf("%s exited before it was ready (%s)%s", p.spec.name, status, p.tail())
+}
+
+// tail returns "; log <path>: <last lines>" or "" if the log is empty.
+func (p *proc) tail() string {
+	lines := logTail(p.spec.logPath, logTailLines)
+	if lines == "" {
+		return ""
+	}
+	return fmt.Sprintf("; log %s ends: %s", p.spec.logPath, lines)
+}
+
+// stop sends sig and waits up to grace for the process to exit, then kills
+// its whole process group. It returns an error only if the process
+// survives SIGKILL.
+func (p *proc) stop(sig syscall.Signal, grace time.Duration) error {
+	_ = p.cmd.Process.Signal(sig) // fails only if it already exited
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(grace):
+	}
+	return p.kill()
+}
+
+// kill sends SIGKILL to the process group and waits for the process.
+func (p *proc) kill() error {
+	_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
+	_ = p.cmd.Process.Kill()
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("%s (pid %d) survived SIGKILL", p.spec.name, p.pid())
+	}
+}
+
+// logTail returns the last n non-empty lines of the file at path joined
+// with " | ", or "" if it cannot be read.
+func logTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(bytes.TrimSpace(data)), "\n")
+	var kept []string
+	for i := len(lines) - 1; i >= 0 && len(kept) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			kept = append([]string{l}, kept...)
+		}
+	}
+	return strings.Join(kept, " | ")
+}

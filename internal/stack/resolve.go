@@ -1,0 +1,75 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+)
+
+// noStackFixes is the advice given when Auto finds no way to get servers.
+const noStackFixes = "no Redis/PostgreSQL available: pass --redis-url and --pg-url " +
+	"(or HAMMER_REDIS_URL/HAMMER_PG_URL), start a Docker engine, or install " +
+	"redis-server and postgresql (apt-get install redis-server postgresql)"
+
+// finders are the probes Auto uses to choose a provider; tests replace them.
+type finders struct {
+	// docker returns nil when a Docker engine answers.
+	docker func(ctx context.Context) error
+	// local returns nil when the local server binaries are installed.
+	local func() error
+}
+
+// defaultFinders probes the real machine.
+func defaultFinders() finders {
+	return finders{
+		docker: findDockerEngine,
+		local: func() error {
+			_, err := findLocalBins()
+			return err
+		},
+	}
+}
+
+// resolve checks o and returns the concrete Kind to start (never Auto).
+func (f finders) resolve(ctx context.Context, o Options) (Kind, error) {
+	kind, err := ParseKind(string(o.Kind))
+	if err != nil {
+		return "", err
+	}
+	hasRedis, hasPG := o.RedisURL != "", o.PGURL != ""
+	switch {
+	case hasRedis != hasPG:
+		return "", badConfigf("give both a Redis URL and a PostgreSQL URL, or neither (only the %s URL is set)", which(hasRedis))
+	case kind == External && !hasRedis:
+		return "", badConfigf("an external stack needs a Redis URL and a PostgreSQL URL")
+	case (kind == Docker || kind == Local) && hasRedis:
+		return "", badConfigf("Redis/PostgreSQL URLs are only used by an external stack, not %s", kind)
+	case kind != Auto:
+		return kind, nil
+	case hasRedis:
+		return External, nil
+	}
+	return f.auto(ctx, o)
+}
+
+// auto chooses Docker, else Local, else reports every way to get servers.
+func (f finders) auto(ctx context.Context, o Options) (Kind, error) {
+	dockerErr := f.docker(ctx)
+	if dockerErr == nil {
+		fmt.Fprintln(o.Log, "auto: a Docker engine answers, using containers")
+		return Docker, nil
+	}
+	localErr := f.local()
+	if localErr == nil {
+		fmt.Fprintf(o.Log, "auto: using local binaries (%v)\n", dockerErr)
+		return Local, nil
+	}
+	return "", unavailablef("%s (docker: %v; local: %v)", noStackFixes, dockerErr, localErr)
+}
+
+// which names the URL that is set.
+func which(redisSet bool) string {
+	if redisSet {
+		return "Redis"
+	}
+	return "PostgreSQL"
+}

@@ -1,0 +1,81 @@
+// Package report turns verified runs into what people read: the verdict
+// table on the terminal and summary.json in the results folder.
+package report
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// Stats are the measurements of one run, computed from its attempts.
+type Stats struct {
+	Contenders int
+	Outcomes   map[history.Outcome]int
+	// P50 and P99 are the attempt latencies (invoke to complete) over the
+	// attempts that completed.
+	P50, P99 time.Duration
+	// StartSkew is the latest minus the earliest first-attempt start across
+	// all processes: how well the start barrier lined contenders up.
+	StartSkew time.Duration
+	// Sellout is the time from the go signal until the seat that sold the
+	// sector out was acknowledged; SoldOut is false if that never happened.
+	Sellout time.Duration
+	SoldOut bool
+}
+
+// Compute measures one run.
+func Compute(run history.Run, attempts []history.Attempt) Stats {
+	s := Stats{Outcomes: map[history.Outcome]int{}}
+	var lat []time.Duration
+	var soldAt []int64
+	first := map[[2]int]int64{}
+	for _, a := range attempts {
+		s.Outcomes[a.Outcome]++
+		if a.Invoke == 0 {
+			continue
+		}
+		key := [2]int{a.Proc, a.Goroutine}
+		if t, ok := first[key]; !ok || a.Invoke < t {
+			first[key] = a.Invoke
+		}
+		if a.Complete > 0 {
+			lat = append(lat, time.Duration(a.Complete-a.Invoke))
+		}
+		if a.Outcome == history.Sold {
+			soldAt = append(soldAt, a.DBEnd)
+		}
+	}
+	s.Contenders = run.Procs * run.Goroutines
+	s.P50, s.P99 = percentile(lat, 0.50), percentile(lat, 0.99)
+	s.StartSkew = skew(first)
+	if len(soldAt) >= run.Seats && run.Seats > 0 {
+		slices.Sort(soldAt)
+		s.Sellout, s.SoldOut = time.Duration(soldAt[run.Seats-1]-run.GoAt), true
+	}
+	return s
+}
+
+// percentile returns the nearest-rank percentile q of ds (0 for none).
+func percentile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	i := int(math.Ceil(q*float64(len(ds)))) - 1
+	return ds[min(max(i, 0), len(ds)-1)]
+}
+
+func skew(first map[[2]int]int64) time.Duration {
+	if len(first) == 0 {
+		return 0
+	}
+	lo, hi := int64(1<<63-1), int64(0)
+	for _, t := range first {
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	return time.Duration(hi - lo)
+}

@@ -1,0 +1,66 @@
+// Package scenarios says what hammer races: the reservation modes under test
+// and the matrix of scenarios, each with the outcome it is expected to show.
+// Scenarios are plain values so a user can add one by adding a row.
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// Mode is a reservation strategy under test.
+type Mode string
+
+// The modes hammer knows. See the README for what each one does.
+const (
+	// None reads the available count and writes it back minus one, with no
+	// lock: the negative control that must be seen overselling.
+	None Mode = "none"
+	// LockOnly wraps the same read-then-write in a per-sector Redis lock.
+	LockOnly Mode = "lock-only"
+	// UpdateOnly takes the seat with one conditional UPDATE … WHERE available > 0.
+	UpdateOnly Mode = "update-only"
+	// LockPlusUpdate takes the Redis lock, then does the conditional UPDATE.
+	LockPlusUpdate Mode = "lock-plus-update"
+)
+
+// Modes returns every mode in the order the default matrix runs them.
+func Modes() []Mode { return []Mode{None, LockOnly, UpdateOnly, LockPlusUpdate} }
+
+// ParseMode returns the mode named s, or an error listing the known modes.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes() {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	names := make([]string, 0, len(Modes()))
+	for _, m := range Modes() {
+		names = append(names, string(m))
+	}
+	return "", fmt.Errorf("unknown mode %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// UsesLock reports whether contenders in this mode take the Redis lock.
+func (m Mode) UsesLock() bool { return m == LockOnly || m == LockPlusUpdate }
+
+// Scenario is one race of a matrix: a name, a mode and what it must show.
+type Scenario struct {
+	Name     string
+	Mode     Mode
+	Expected history.Expectation
+}
+
+// Load is the matrix `hammer load` runs: every mode once, without faults.
+// The negative control is expected unsafe: if it does not oversell, the race
+// produced no contention and the run cannot be trusted to see an oversell.
+func Load() []Scenario {
+	return []Scenario{
+		{Name: "none", Mode: None, Expected: history.Unsafe},
+		{Name: "lock-only", Mode: LockOnly, Expected: history.Safe},
+		{Name: "update-only", Mode: UpdateOnly, Expected: history.Safe},
+		{Name: "lock-plus-update", Mode: LockPlusUpdate, Expected: history.Safe},
+	}
+}

@@ -1,0 +1,206 @@
+package verify
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// oversell fails when the ledger holds more rows than there are seats.
+func (x *index) oversell() []Violation {
+	sold, seats := len(x.in.Sales), x.in.Seats
+	if sold <= seats {
+		return nil
+	}
+	return []Violation{{CheckOversell, fmt.Sprintf(
+		"sold %d of %d seats: %d more than exist", sold, seats, sold-seats)}}
+}
+
+// conservation fails when the sector row's capacity is not the configured
+// one, or when available + sale rows is not its capacity. It is skipped when
+// the sector row was not read.
+func (x *index) conservation() []Violation {
+	s := x.in.Sector
+	if s == nil {
+		return nil
+	}
+	var out []Violation
+	if s.Capacity != x.in.Seats {
+		out = append(out, Violation{CheckConservation, fmt.Sprintf(
+			"sector %d has capacity %d but the run was configured for %d seats",
+			s.ID, s.Capacity, x.in.Seats)})
+	}
+	rows := len(x.in.Sales)
+	sum := s.Available + rows
+	head := fmt.Sprintf("available %d + %d sale rows = %d, not the capacity %d",
+		s.Available, rows, sum, s.Capacity)
+	switch {
+	case sum > s.Capacity:
+		n := sum - s.Capacity
+		out = append(out, Violation{CheckConservation, fmt.Sprintf(
+			"%s: %s never decremented the counter (%s)", head,
+			plural(n, "sale", "sales"), pick(n, "a lost update", "lost updates"))})
+	case sum < s.Capacity:
+		n := s.Capacity - sum
+		out = append(out, Violation{CheckConservation, fmt.Sprintf(
+			"%s: %s of the counter %s no sale row", head,
+			plural(n, "decrement", "decrements"), pick(n, "has", "have"))})
+	}
+	return out
+}
+
+// doubleSold reports, seat by seat, every seat number that appears in more
+// than one sale row, naming the requests in ledger order.
+func (x *index) doubleSold() []Violation {
+	bySeat := map[int][]string{}
+	for _, s := range x.in.Sales {
+		bySeat[s.Seat] = append(bySeat[s.Seat], quoteEmpty(s.RequestID))
+	}
+	var out []Violation
+	for _, seat := range slices.Sorted(maps.Keys(bySeat)) {
+		ids := bySeat[seat]
+		if len(ids) < 2 {
+			continue
+		}
+		out = append(out, Violation{CheckDoubleSold, fmt.Sprintf(
+			"seat %d sold %d times (requests %s)", seat, len(ids), capList(ids))})
+	}
+	return out
+}
+
+// missingSales fails for attempts told "sold" whose request has no ledger
+// row, or whose rows are all for another seat than the one reported. An
+// attempt that reported seat 0 (no seat) is only checked for having a row.
+func (x *index) missingSales() []Violation {
+	var missing, moved []string
+	for _, id := range sortedIDs(x.attempts) {
+		rows := x.rows[id]
+		for _, a := range x.attempts[id] {
+			if a.Outcome != history.Sold {
+				continue
+			}
+			switch seats := seatsOf(rows); {
+			case len(rows) == 0:
+				missing = append(missing, named(id, a.Seat))
+			case a.Seat != 0 && !slices.Contains(seats, a.Seat):
+				moved = append(moved, fmt.Sprintf("%s (told seat %d, ledger has %s %s)",
+					quoteEmpty(id), a.Seat, pick(len(seats), "seat", "seats"), andList(seats)))
+			}
+		}
+	}
+	var out []Violation
+	if len(missing) > 0 {
+		out = append(out, Violation{CheckMissingSale, fmt.Sprintf("%s: %s",
+			pick(len(missing), "1 attempt was told it got a seat but has no ledger row",
+				fmt.Sprintf("%d attempts were told they got a seat but have no ledger row", len(missing))),
+			capList(missing))})
+	}
+	if len(moved) > 0 {
+		out = append(out, Violation{CheckMissingSale, fmt.Sprintf("%s: %s",
+			pick(len(moved), "1 attempt was told one seat but its ledger row holds another",
+				fmt.Sprintf("%d attempts were told one seat but their ledger rows hold another", len(moved))),
+			capList(moved))})
+	}
+	return out
+}
+
+// phantomSales fails for sale rows whose attempt was told it got no seat
+// (sold_out, lock_timeout) and, when the history is complete, for rows that
+// belong to no attempt at all.
+func (x *index) phantomSales() []Violation {
+	var refused []string
+	for _, id := range sortedIDs(x.rows) {
+		o, ok := refusal(x.attempts[id])
+		if !ok {
+			continue
+		}
+		for _, r := range x.rows[id] {
+			refused = append(refused, fmt.Sprintf("%s (seat %d, told %s)", quoteEmpty(id), r.Seat, o))
+		}
+	}
+	var out []Violation
+	if len(refused) > 0 {
+		out = append(out, Violation{CheckPhantomSale, fmt.Sprintf("%s: %s",
+			pick(len(refused), "1 ledger row belongs to an attempt that was told it got no seat",
+				fmt.Sprintf("%d ledger rows belong to attempts that were told they got no seat", len(refused))),
+			capList(refused))})
+	}
+	if orphans := x.orphanRows(); len(orphans) > 0 && x.complete() {
+		out = append(out, Violation{CheckPhantomSale, fmt.Sprintf("%s: %s",
+			pick(len(orphans), "1 ledger row belongs to no attempt in the history",
+				fmt.Sprintf("%d ledger rows belong to no attempt in the history", len(orphans))),
+			capList(orphans))})
+	}
+	return out
+}
+
+// refusal reports whether every attempt of a request was told it got no
+// seat, and with which outcome (the first one's).
+func refusal(atts []history.Attempt) (history.Outcome, bool) {
+	if len(atts) == 0 {
+		return "", false
+	}
+	for _, a := range atts {
+		if a.Outcome != history.SoldOut && a.Outcome != history.LockTimeout {
+			return "", false
+		}
+	}
+	return atts[0].Outcome, true
+}
+
+// duplicateRequests fails for request ids used by more than one attempt or
+// by more than one ledger row.
+func (x *index) duplicateRequests() []Violation {
+	var inAttempts, inRows []string
+	for _, id := range sortedIDs(x.attempts) {
+		if n := len(x.attempts[id]); n > 1 {
+			inAttempts = append(inAttempts, fmt.Sprintf("%s (%d attempts)", quoteEmpty(id), n))
+		}
+	}
+	for _, id := range sortedIDs(x.rows) {
+		if rows := x.rows[id]; len(rows) > 1 {
+			inRows = append(inRows, fmt.Sprintf("%s (seats %s)", quoteEmpty(id), andList(seatsOf(rows))))
+		}
+	}
+	var out []Violation
+	if len(inAttempts) > 0 {
+		out = append(out, Violation{CheckDuplicateRequest, fmt.Sprintf("%s: %s",
+			pick(len(inAttempts), "1 request id appears in more than one attempt",
+				fmt.Sprintf("%d request ids appear in more than one attempt", len(inAttempts))),
+			capList(inAttempts))})
+	}
+	if len(inRows) > 0 {
+		out = append(out, Violation{CheckDuplicateRequest, fmt.Sprintf("%s: %s",
+			pick(len(inRows), "1 request id appears in more than one ledger row",
+				fmt.Sprintf("%d request ids appear in more than one ledger row", len(inRows))),
+			capList(inRows))})
+	}
+	return out
+}
+
+// seatsOf returns the seats of rows in ledger order.
+func seatsOf(rows []history.Sale) []int {
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = r.Seat
+	}
+	return out
+}
+
+// named renders a request id with the seat it reported, if any.
+func named(id string, seat int) string {
+	if seat == 0 {
+		return quoteEmpty(id)
+	}
+	return fmt.Sprintf("%s (seat %d)", quoteEmpty(id), seat)
+}
+
+// quoteEmpty makes an empty request id visible.
+func quoteEmpty(id string) string {
+	if id == "" {
+		return `""`
+	}
+	return id
+}

@@ -1,0 +1,87 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// Expect compares a verdict with a run's expectation. Safe holds when the
+// verdict is Valid. Unsafe (a negative control) holds only when the verdict is
+// Invalid and the ledger shows an oversell: a control that stays correct has
+// lost the ability to detect one. No expectation ("") holds when the verdict
+// is Valid. An Unknown verdict never holds. The reason is one sentence for a
+// user either way.
+func Expect(v Verdict, e history.Expectation) (ok bool, reason string) {
+	if v.Status == Unknown {
+		return false, fmt.Sprintf("%s, but the outcome could not be determined: %s",
+			expected(e), strings.Join(v.Undetermined, "; "))
+	}
+	switch e {
+	case history.Safe, "":
+		return expectValid(v, e)
+	case history.Unsafe:
+		return expectOversell(v)
+	}
+	return false, fmt.Sprintf("unrecognised expectation %q (want %q, %q or none)",
+		e, history.Safe, history.Unsafe)
+}
+
+// expected names an expectation for the start of a reason.
+func expected(e history.Expectation) string {
+	switch e {
+	case "":
+		return "no expectation"
+	case history.Unsafe:
+		return "expected an oversell"
+	}
+	return fmt.Sprintf("expected %s", e)
+}
+
+// expectValid judges a Safe expectation, or none, against a determined verdict.
+func expectValid(v Verdict, e history.Expectation) (bool, string) {
+	if v.Status == Valid {
+		return true, fmt.Sprintf("%s: every check passed, sold %d of %d", expected(e), v.Sold, v.Seats)
+	}
+	return false, fmt.Sprintf("%s, but the run is %s", expected(e), v.Summary())
+}
+
+// expectOversell judges an Unsafe expectation against a determined verdict.
+func expectOversell(v Verdict) (bool, string) {
+	switch {
+	case v.Status == Invalid && v.Oversold > 0:
+		return true, fmt.Sprintf("expected an oversell and saw one: sold %d of %d", v.Sold, v.Seats)
+	case v.Status == Invalid:
+		return false, fmt.Sprintf(
+			"detection lost: expected an oversell but sold %d of %d; a negative control must be seen overselling, and this run only shows %s",
+			v.Sold, v.Seats, summarizeViolations(v))
+	case v.Sold == v.Seats:
+		return false, fmt.Sprintf(
+			"detection lost: expected an oversell but sold exactly %d of %d — the race produced no contention, so this run cannot see an oversell",
+			v.Sold, v.Seats)
+	}
+	return false, fmt.Sprintf(
+		"detection lost: expected an oversell but sold only %d of %d — the race did not even sell out, so this run cannot see an oversell",
+		v.Sold, v.Seats)
+}
+
+// ExitCode turns a set of run verdicts into the process exit code: 0 when
+// every run holds its expectation (with no expectation: is Valid); 1 when any
+// run definitely fails (Invalid without a satisfied Unsafe expectation, or a
+// determined verdict that misses its expectation); 3 when nothing failed
+// definitely but some run is Unknown. Each run is judged afresh with Expect,
+// so ExitCode does not trust RunVerdict.ExpectOK.
+func ExitCode(rs []RunVerdict) int {
+	code := 0
+	for _, r := range rs {
+		if r.Verdict.Status == Unknown {
+			code = 3
+			continue
+		}
+		if ok, _ := Expect(r.Verdict, r.Run.Expected); !ok {
+			return 1
+		}
+	}
+	return code
+}

@@ -1,0 +1,104 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// The verdicts to judge against expectations.
+func validFull() Verdict    { return Verdict{Status: Valid, Seats: 100, Sold: 100} }
+func validPartial() Verdict { return Verdict{Status: Valid, Seats: 100, Sold: 97} }
+
+func oversoldRun() Verdict {
+	return Verdict{Status: Invalid, Seats: 100, Sold: 137, Oversold: 37,
+		Violations: []Violation{{CheckOversell, "sold 137 of 100 seats: 37 more than exist"}}}
+}
+
+func doubleSoldRun() Verdict {
+	return Verdict{Status: Invalid, Seats: 100, Sold: 100,
+		Violations: []Violation{{CheckDoubleSold, "seat 5 sold 2 times (requests a, b)"}}}
+}
+
+func unknownRun() Verdict {
+	return Verdict{Status: Unknown, Seats: 100, Sold: 80,
+		Undetermined: []string{"history incomplete: worker 2 died"}}
+}
+
+func TestExpect(t *testing.T) {
+	tests := []struct {
+		name       string
+		v          Verdict
+		e          history.Expectation
+		wantOK     bool
+		wantReason string // the reason must contain this
+	}{
+		{name: "safe/valid", v: validFull(), e: history.Safe, wantOK: true,
+			wantReason: "expected safe: every check passed, sold 100 of 100"},
+		{name: "safe/invalid", v: oversoldRun(), e: history.Safe, wantOK: false,
+			wantReason: "expected safe, but the run is invalid: oversell (sold 137 of 100)"},
+		{name: "safe/unknown", v: unknownRun(), e: history.Safe, wantOK: false,
+			wantReason: "expected safe, but the outcome could not be determined: history incomplete: worker 2 died"},
+		{name: "unsafe/valid sold out", v: validFull(), e: history.Unsafe, wantOK: false,
+			wantReason: "detection lost: expected an oversell but sold exactly 100 of 100 — the race produced no contention, so this run cannot see an oversell"},
+		{name: "unsafe/valid not sold out", v: validPartial(), e: history.Unsafe, wantOK: false,
+			wantReason: "detection lost: expected an oversell but sold only 97 of 100"},
+		{name: "unsafe/invalid with oversell", v: oversoldRun(), e: history.Unsafe, wantOK: true,
+			wantReason: "expected an oversell and saw one: sold 137 of 100"},
+		{name: "unsafe/invalid without oversell", v: doubleSoldRun(), e: history.Unsafe, wantOK: false,
+			wantReason: "detection lost: expected an oversell but sold 100 of 100; a negative control must be seen overselling, and this run only shows double-sold (1 seat: 5)"},
+		{name: "unsafe/unknown", v: unknownRun(), e: history.Unsafe, wantOK: false,
+			wantReason: "expected an oversell, but the outcome could not be determined"},
+		{name: "none/valid", v: validPartial(), e: "", wantOK: true,
+			wantReason: "no expectation: every check passed, sold 97 of 100"},
+		{name: "none/invalid", v: doubleSoldRun(), e: "", wantOK: false,
+			wantReason: "no expectation, but the run is invalid: double-sold"},
+		{name: "none/unknown", v: unknownRun(), e: "", wantOK: false,
+			wantReason: "no expectation, but the outcome could not be determined"},
+		{name: "unrecognised expectation", v: validFull(), e: "maybe", wantOK: false,
+			wantReason: `unrecognised expectation "maybe"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, reason := Expect(tt.v, tt.e)
+			if ok != tt.wantOK {
+				t.Errorf("Expect(%s, %q) ok = %v, want %v (reason %q)", tt.v.Status, tt.e, ok, tt.wantOK, reason)
+			}
+			if !strings.Contains(reason, tt.wantReason) {
+				t.Errorf("Expect(%s, %q) reason = %q, want it to contain %q", tt.v.Status, tt.e, reason, tt.wantReason)
+			}
+		})
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	run := func(v Verdict, e history.Expectation) RunVerdict {
+		return RunVerdict{Run: history.Run{Name: "r", Expected: e}, Verdict: v}
+	}
+	tests := []struct {
+		name string
+		rs   []RunVerdict
+		want int
+	}{
+		{name: "no runs", rs: nil, want: 0},
+		{name: "valid without expectation", rs: []RunVerdict{run(validFull(), "")}, want: 0},
+		{name: "safe and unsafe both hold", rs: []RunVerdict{run(validFull(), history.Safe), run(oversoldRun(), history.Unsafe)}, want: 0},
+		{name: "invalid without expectation", rs: []RunVerdict{run(oversoldRun(), "")}, want: 1},
+		{name: "invalid but expected safe", rs: []RunVerdict{run(oversoldRun(), history.Safe)}, want: 1},
+		{name: "unsafe without oversell", rs: []RunVerdict{run(doubleSoldRun(), history.Unsafe)}, want: 1},
+		{name: "detection lost", rs: []RunVerdict{run(validFull(), history.Unsafe)}, want: 1},
+		{name: "unknown", rs: []RunVerdict{run(validFull(), history.Safe), run(unknownRun(), history.Safe)}, want: 3},
+		{name: "unknown unsafe", rs: []RunVerdict{run(unknownRun(), history.Unsafe)}, want: 3},
+		{name: "failure beats unknown", rs: []RunVerdict{run(unknownRun(), history.Safe), run(oversoldRun(), history.Safe)}, want: 1},
+		{name: "failure after unknown still fails", rs: []RunVerdict{run(unknownRun(), ""), run(validFull(), history.Unsafe)}, want: 1},
+		{name: "stale ExpectOK is not trusted", rs: []RunVerdict{{Run: history.Run{Expected: history.Safe}, Verdict: oversoldRun(), ExpectOK: true}}, want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ExitCode(tt.rs); got != tt.want {
+				t.Errorf("ExitCode() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package verify
+
+import "github.com/hammer-load/hammer/history"
+
+// RunVerdict is the verdict of one run of a results folder and whether it
+// holds the run's expectation.
+type RunVerdict struct {
+	Run          history.Run `json:"run"`
+	Verdict      Verdict     `json:"verdict"`
+	ExpectOK     bool        `json:"expect_ok"`
+	ExpectReason string      `json:"expect_reason"`
+}
+
+// Folder verifies every run of a loaded results folder, in manifest order.
+func Folder(f *history.Folder) []RunVerdict {
+	out := make([]RunVerdict, 0, len(f.Manifest.Runs))
+	for _, run := range f.Manifest.Runs {
+		attempts, sales, sectors := f.ForRun(run.Name)
+		v := Check(Input{
+			Seats:      run.Seats,
+			Attempts:   attempts,
+			Sales:      sales,
+			Sector:     pickSector(sectors),
+			Incomplete: run.Incomplete,
+		})
+		ok, reason := Expect(v, run.Expected)
+		out = append(out, RunVerdict{Run: run, Verdict: v, ExpectOK: ok, ExpectReason: reason})
+	}
+	return out
+}
+
+// pickSector returns a run's sector row: the only one, or the one with ID 1
+// when there are several, or nil.
+func pickSector(sectors []history.Sector) *history.Sector {
+	if len(sectors) == 1 {
+		return &sectors[0]
+	}
+	for i := range sectors {
+		if sectors[i].ID == 1 {
+			return &sectors[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// race builds a synthetic run: attempts and sale rows for one sector,
+// assembled with the methods below.
+type race struct {
+	attempts []history.Attempt
+	sales    []history.Sale
+}
+
+// reqID names the n-th contender the way the driver does: process, goroutine.
+func reqID(n int) string { return fmt.Sprintf("p%d-g%d", n%4, n/4) }
+
+// sold adds contenders told they got seats first..last, each with its row.
+func (r *race) sold(first, last int) *race {
+	for seat := first; seat <= last; seat++ {
+		id := reqID(len(r.attempts))
+		r.attempt(id, history.Sold, seat).row(id, seat)
+	}
+	return r
+}
+
+// refused adds n contenders that got outcome o and no row.
+func (r *race) refused(n int, o history.Outcome) *race {
+	for range n {
+		r.attempt(reqID(len(r.attempts)), o, 0)
+	}
+	return r
+}
+
+// attempt adds one attempt.
+func (r *race) attempt(id string, o history.Outcome, seat int) *race {
+	r.attempts = append(r.attempts, history.Attempt{
+		Run: "r", Mode: "none", RequestID: id, Outcome: o, Seat: seat,
+	})
+	return r
+}
+
+// row adds one sale row.
+func (r *race) row(id string, seat int) *race {
+	r.sales = append(r.sales, history.Sale{Run: "r", Sector: 1, Seat: seat, RequestID: id, Worker: "w"})
+	return r
+}
+
+// input turns the race into an Input for a sector of the given capacity
+// and final available count.
+func (r *race) input(seats, capacity, available int) Input {
+	return Input{
+		Seats:    seats,
+		Attempts: r.attempts,
+		Sales:    r.sales,
+		Sector:   &history.Sector{Run: "r", ID: 1, Capacity: capacity, Available: available},
+	}
+}
+
+// withoutSector drops the sector row from an Input.
+func withoutSector(in Input) Input {
+	in.Sector = nil
+	return in
+}
+
+// incomplete marks an Input's history as incomplete for the given reasons.
+func incomplete(in Input, reasons ...string) Input {
+	in.Incomplete = reasons
+	return in
+}

@@ -1,0 +1,179 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// index groups a run's attempts and sale rows by request id so every check
+// can look them up.
+type index struct {
+	in       Input
+	attempts map[string][]history.Attempt // by request id, in history order
+	rows     map[string][]history.Sale    // by request id, in ledger order
+}
+
+func newIndex(in Input) *index {
+	x := &index{
+		in:       in,
+		attempts: make(map[string][]history.Attempt, len(in.Attempts)),
+		rows:     make(map[string][]history.Sale, len(in.Sales)),
+	}
+	for _, a := range in.Attempts {
+		x.attempts[a.RequestID] = append(x.attempts[a.RequestID], a)
+	}
+	for _, s := range in.Sales {
+		x.rows[s.RequestID] = append(x.rows[s.RequestID], s)
+	}
+	return x
+}
+
+// violations runs every check in report order.
+func (x *index) violations() []Violation {
+	var out []Violation
+	for _, check := range []func() []Violation{
+		x.oversell,
+		x.conservation,
+		x.doubleSold,
+		x.missingSales,
+		x.phantomSales,
+		x.duplicateRequests,
+	} {
+		out = append(out, check()...)
+	}
+	return out
+}
+
+// notes gathers the facts that are not violations.
+func (x *index) notes() []string {
+	var out []string
+	if n := x.lostAcks(); n != "" {
+		out = append(out, n)
+	}
+	if orphans := x.orphanRows(); len(orphans) > 0 && !x.complete() {
+		out = append(out, fmt.Sprintf("%s: %s", pick(len(orphans),
+			"1 ledger row belongs to no recorded attempt; with the history incomplete, its attempt may simply be unreported",
+			fmt.Sprintf("%d ledger rows belong to no recorded attempt; with the history incomplete, their attempts may simply be unreported", len(orphans))),
+			capList(orphans)))
+	}
+	return out
+}
+
+// undetermined lists why a run without violations cannot be called valid:
+// its gaps, then the attempts without a known outcome.
+func (x *index) undetermined() []string {
+	out := x.gaps()
+	if n := x.count(history.Unknown); n > 0 {
+		out = append(out, pick(n, "1 attempt has no known outcome",
+			fmt.Sprintf("%d attempts have no known outcome", n)))
+	}
+	return out
+}
+
+// gaps lists what is missing from or unreadable in the evidence. They keep
+// a clean run from being valid and are worth a note on an invalid one.
+func (x *index) gaps() []string {
+	var out []string
+	for _, r := range x.in.Incomplete {
+		out = append(out, "history incomplete: "+r)
+	}
+	if x.in.Sector == nil {
+		out = append(out, "final sector row was not read")
+	}
+	if len(x.in.Attempts) == 0 {
+		out = append(out, "no attempts were recorded")
+	}
+	if odd := x.unrecognised(); len(odd) > 0 {
+		out = append(out, fmt.Sprintf("%s: %s",
+			pick(len(odd), "1 attempt has an unrecognised outcome",
+				fmt.Sprintf("%d attempts have an unrecognised outcome", len(odd))),
+			capList(odd)))
+	}
+	return out
+}
+
+// complete reports whether the history is known to hold every attempt.
+func (x *index) complete() bool { return len(x.in.Incomplete) == 0 }
+
+// count returns how many attempts ended with outcome o.
+func (x *index) count(o history.Outcome) int {
+	n := 0
+	for _, a := range x.in.Attempts {
+		if a.Outcome == o {
+			n++
+		}
+	}
+	return n
+}
+
+// unrecognised names the attempts whose outcome is none of the known ones,
+// as "request (outcome)" sorted by request id.
+func (x *index) unrecognised() []string {
+	var out []string
+	for _, id := range sortedIDs(x.attempts) {
+		for _, a := range x.attempts[id] {
+			if !known(a.Outcome) {
+				out = append(out, fmt.Sprintf("%s (%q)", quoteEmpty(id), a.Outcome))
+			}
+		}
+	}
+	return out
+}
+
+func known(o history.Outcome) bool {
+	switch o {
+	case history.Sold, history.SoldOut, history.LockTimeout, history.Error, history.Unknown:
+		return true
+	}
+	return false
+}
+
+// lostAcks describes the attempts that ended in error or unknown and how many
+// of them committed a sale anyway; empty when there were none.
+func (x *index) lostAcks() string {
+	errs, unknowns, committed := 0, 0, 0
+	for _, a := range x.in.Attempts {
+		if !a.Outcome.Indeterminate() {
+			continue
+		}
+		if a.Outcome == history.Error {
+			errs++
+		} else {
+			unknowns++
+		}
+		if len(x.rows[a.RequestID]) > 0 {
+			committed++
+		}
+	}
+	if errs+unknowns == 0 {
+		return ""
+	}
+	head := fmt.Sprintf("%s ended in error", plural(errs, "attempt", "attempts"))
+	switch {
+	case errs == 0:
+		head = fmt.Sprintf("%s ended without a known outcome", plural(unknowns, "attempt", "attempts"))
+	case unknowns > 0:
+		head = fmt.Sprintf("%s ended in error or without a known outcome (%d error, %d unknown)",
+			plural(errs+unknowns, "attempt", "attempts"), errs, unknowns)
+	}
+	if committed == 0 {
+		return head + pick(errs+unknowns, "; it did not commit a sale", "; none of them committed a sale")
+	}
+	return fmt.Sprintf("%s; %d of them committed a sale anyway (lost acknowledgement)", head, committed)
+}
+
+// orphanRows names the sale rows whose request id matches no attempt, as
+// "request (seat N)" sorted by request id.
+func (x *index) orphanRows() []string {
+	var out []string
+	for _, id := range sortedIDs(x.rows) {
+		if len(x.attempts[id]) > 0 {
+			continue
+		}
+		for _, r := range x.rows[id] {
+			out = append(out, fmt.Sprintf("%s (seat %d)", quoteEmpty(id), r.Seat))
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+// Package verify decides whether a race oversold. It is a pure function from
+// what a run left behind (the attempts, the sale rows read back from the
+// ledger and the final sector row) to a Verdict, plus the helpers that judge a
+// verdict against a run's expectation and turn a set of verdicts into an exit
+// code. The ledger is the oracle: rows are counted, the available counter is
+// only cross-checked against them.
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// Status is the overall result of verifying one run.
+type Status string
+
+// The statuses a verdict can have.
+const (
+	// Valid: every check passed and the history was complete.
+	Valid Status = "valid"
+	// Invalid: at least one check failed; the ledger proves it.
+	Invalid Status = "invalid"
+	// Unknown: no check failed, but the evidence was not complete enough to
+	// call the run valid.
+	Unknown Status = "unknown"
+)
+
+// The names of the checks, in the order their violations are reported.
+const (
+	// CheckOversell: more sale rows than seats.
+	CheckOversell = "oversell"
+	// CheckConservation: available + sale rows differs from the capacity, or
+	// the sector's capacity differs from the configured seats.
+	CheckConservation = "conservation"
+	// CheckDoubleSold: one seat number in more than one sale row.
+	CheckDoubleSold = "double-sold"
+	// CheckMissingSale: an attempt was told it got a seat the ledger lacks.
+	CheckMissingSale = "missing-sale"
+	// CheckPhantomSale: a sale row nobody was told about.
+	CheckPhantomSale = "phantom-sale"
+	// CheckDuplicateRequest: a request id used more than once.
+	CheckDuplicateRequest = "duplicate-request"
+)
+
+// Violation is one failed check, described in plain words.
+type Violation struct {
+	Check  string `json:"check"`
+	Detail string `json:"detail"`
+}
+
+// Input is everything Check looks at for one run and one sector.
+type Input struct {
+	// Seats is the sector's capacity as configured.
+	Seats int
+	// Attempts holds one record per contender.
+	Attempts []history.Attempt
+	// Sales holds the ledger rows as read back after the run.
+	Sales []history.Sale
+	// Sector is the final sector row; nil when it could not be read.
+	Sector *history.Sector
+	// Incomplete lists why the history may be missing attempts.
+	Incomplete []string
+}
+
+// Verdict is the result of verifying one run.
+type Verdict struct {
+	Status Status `json:"verdict"`
+	// Seats is the configured capacity the run was judged against.
+	Seats int `json:"seats"`
+	// Sold is the number of sale rows in the ledger.
+	Sold int `json:"sold"`
+	// Oversold is max(0, Sold - Seats).
+	Oversold int `json:"oversold"`
+	// Violations lists every failed check, in check order.
+	Violations []Violation `json:"violations,omitempty"`
+	// Notes holds facts that are not violations but a user should know,
+	// such as lost acknowledgements.
+	Notes []string `json:"notes,omitempty"`
+	// Undetermined says why the verdict is unknown; empty unless Status is
+	// Unknown.
+	Undetermined []string `json:"undetermined,omitempty"`
+}
+
+// Check verifies one run. Any violation makes the verdict Invalid, because
+// sale rows are definitive even when attempts are missing; otherwise a gap in
+// the evidence (incomplete history, no sector row, attempts without a known
+// outcome) makes it Unknown; otherwise it is Valid.
+func Check(in Input) Verdict {
+	idx := newIndex(in)
+	v := Verdict{
+		Seats:    in.Seats,
+		Sold:     len(in.Sales),
+		Oversold: max(0, len(in.Sales)-in.Seats),
+	}
+	v.Violations = idx.violations()
+	v.Notes = idx.notes()
+	switch {
+	case len(v.Violations) > 0:
+		// The violations stand on the ledger alone; gaps in the evidence
+		// are still worth knowing, so they become notes.
+		v.Status = Invalid
+		v.Notes = append(v.Notes, idx.gaps()...)
+	default:
+		v.Undetermined = idx.undetermined()
+		v.Status = Valid
+		if len(v.Undetermined) > 0 {
+			v.Status = Unknown
+		}
+	}
+	return v
+}
+
+// Summary renders the verdict as one line, e.g. "valid: 100/100 sold",
+// "invalid: oversell (sold 137 of 100), double-sold (2 seats: 4, 9)" or
+// "unknown: history incomplete: worker 2 died".
+func (v Verdict) Summary() string {
+	switch v.Status {
+	case Valid:
+		return fmt.Sprintf("valid: %d/%d sold", v.Sold, v.Seats)
+	case Unknown:
+		return "unknown: " + strings.Join(v.Undetermined, "; ")
+	case Invalid:
+		return "invalid: " + summarizeViolations(v)
+	}
+	return fmt.Sprintf("%s: %d/%d sold", v.Status, v.Sold, v.Seats)
+}
+
+// summarizeViolations renders "check (short)" for each check that failed, in
+// the order the checks first appear.
+func summarizeViolations(v Verdict) string {
+	var order []string
+	byCheck := map[string][]Violation{}
+	for _, x := range v.Violations {
+		if _, seen := byCheck[x.Check]; !seen {
+			order = append(order, x.Check)
+		}
+		byCheck[x.Check] = append(byCheck[x.Check], x)
+	}
+	parts := make([]string, 0, len(order))
+	for _, c := range order {
+		parts = append(parts, fmt.Sprintf("%s (%s)", c, shortForm(v, c, byCheck[c])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortForm is the parenthesised part of one check in a summary: the
+// headline of each detail (the text before its first ": "), or for
+// double-sold the number of seats and which.
+func shortForm(v Verdict, check string, xs []Violation) string {
+	switch check {
+	case CheckOversell:
+		return fmt.Sprintf("sold %d of %d", v.Sold, v.Seats)
+	case CheckDoubleSold:
+		seats := make([]string, 0, len(xs))
+		for _, x := range xs {
+			seat, _, _ := strings.Cut(strings.TrimPrefix(x.Detail, "seat "), " ")
+			seats = append(seats, seat)
+		}
+		return fmt.Sprintf("%s: %s", plural(len(xs), "seat", "seats"), capList(seats))
+	}
+	heads := make([]string, 0, len(xs))
+	for _, x := range xs {
+		head, _, _ := strings.Cut(x.Detail, ": ")
+		heads = append(heads, head)
+	}
+	return strings.Join(heads, "; ")
+}

@@ -1,0 +1,304 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// oversold is the classic result of mode none: 103 contenders were told they
+// got a seat, seat 7 went three times and seat 42 twice, and the counter
+// reached 0 while the ledger kept growing.
+func oversold() *race {
+	r := new(race).sold(1, 100).refused(200, history.SoldOut)
+	for _, seat := range []int{7, 7, 42} {
+		id := reqID(len(r.attempts))
+		r.attempt(id, history.Sold, seat).row(id, seat)
+	}
+	return r
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name        string
+		in          Input
+		wantStatus  Status
+		wantSummary string
+	}{
+		{
+			name:        "clean-sellout",
+			in:          new(race).sold(1, 100).refused(40, history.SoldOut).refused(10, history.LockTimeout).input(100, 100, 0),
+			wantStatus:  Valid,
+			wantSummary: "valid: 100/100 sold",
+		},
+		{
+			name:        "partial-sale",
+			in:          new(race).sold(1, 97).refused(3, history.LockTimeout).input(100, 100, 3),
+			wantStatus:  Valid,
+			wantSummary: "valid: 97/100 sold",
+		},
+		{
+			name:        "none-mode-oversell",
+			in:          oversold().input(100, 100, 0),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: oversell (sold 103 of 100), conservation (available 0 + 103 sale rows = 103, not the capacity 100), double-sold (2 seats: 7, 42)",
+		},
+		{
+			name: "double-sold-without-oversell",
+			in: new(race).sold(1, 99).
+				attempt("late", history.Sold, 5).row("late", 5).input(100, 100, 0),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: double-sold (1 seat: 5)",
+		},
+		{
+			name: "double-sold-many-times",
+			in: func() Input {
+				r := new(race).sold(1, 92)
+				for range 7 {
+					id := reqID(len(r.attempts))
+					r.attempt(id, history.Sold, 9).row(id, 9)
+				}
+				return r.input(100, 100, 1)
+			}(),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: double-sold (1 seat: 9)",
+		},
+		{
+			name:        "conservation-lost-update",
+			in:          new(race).sold(1, 95).input(100, 100, 10),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: conservation (available 10 + 95 sale rows = 105, not the capacity 100)",
+		},
+		{
+			name:        "capacity-mismatch",
+			in:          new(race).sold(1, 100).input(100, 120, 20),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: conservation (sector 1 has capacity 120 but the run was configured for 100 seats)",
+		},
+		{
+			name: "lost-acknowledgement",
+			in: new(race).sold(1, 98).
+				attempt("p9-g1", history.Error, 0).row("p9-g1", 99).
+				attempt("p9-g2", history.Error, 0).
+				attempt("p9-g3", history.Sold, 100).row("p9-g3", 100).
+				input(100, 100, 0),
+			wantStatus:  Valid,
+			wantSummary: "valid: 100/100 sold",
+		},
+		{
+			name: "seat-not-reported",
+			in: new(race).sold(1, 99).
+				attempt("p9-g1", history.Sold, 0).row("p9-g1", 100).input(100, 100, 0),
+			wantStatus:  Valid,
+			wantSummary: "valid: 100/100 sold",
+		},
+		{
+			name: "missing-sale",
+			in: new(race).sold(1, 99).
+				attempt("p9-g1", history.Sold, 100).input(100, 100, 1),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: missing-sale (1 attempt was told it got a seat but has no ledger row)",
+		},
+		{
+			name: "missing-sale-wrong-seat",
+			in: new(race).sold(1, 98).
+				attempt("p9-g1", history.Sold, 99).row("p9-g1", 100).
+				attempt("p9-g2", history.Sold, 100).row("p9-g2", 99).
+				input(100, 100, 0),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: missing-sale (2 attempts were told one seat but their ledger rows hold another)",
+		},
+		{
+			name: "ledger-lost",
+			in: func() Input {
+				in := new(race).sold(1, 100).input(100, 100, 0)
+				in.Sales = nil
+				return in
+			}(),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: conservation (available 0 + 0 sale rows = 0, not the capacity 100), missing-sale (100 attempts were told they got a seat but have no ledger row)",
+		},
+		{
+			name: "phantom-sale-refused",
+			in: new(race).sold(1, 98).
+				attempt("p9-g1", history.SoldOut, 0).row("p9-g1", 99).
+				attempt("p9-g2", history.LockTimeout, 0).row("p9-g2", 100).
+				input(100, 100, 0),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: phantom-sale (2 ledger rows belong to attempts that were told they got no seat)",
+		},
+		{
+			name:        "phantom-sale-no-attempt",
+			in:          new(race).sold(1, 99).row("ghost", 100).input(100, 100, 0),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: phantom-sale (1 ledger row belongs to no attempt in the history)",
+		},
+		{
+			name: "orphan-row-incomplete",
+			in: incomplete(new(race).sold(1, 99).row("p3-g99", 100).input(100, 100, 0),
+				"worker 3 exited before reporting"),
+			wantStatus:  Unknown,
+			wantSummary: "unknown: history incomplete: worker 3 exited before reporting",
+		},
+		{
+			name: "duplicate-request-attempts",
+			in: new(race).sold(1, 100).
+				attempt("p0-g0", history.SoldOut, 0).input(100, 100, 0),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: duplicate-request (1 request id appears in more than one attempt)",
+		},
+		{
+			name: "duplicate-request-ledger",
+			in: new(race).sold(1, 99).
+				row("p0-g0", 100).input(100, 100, 0),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: duplicate-request (1 request id appears in more than one ledger row)",
+		},
+		{
+			name: "incomplete-no-violations",
+			in: incomplete(new(race).sold(1, 80).refused(20, history.Unknown).input(100, 100, 20),
+				"worker 2 exited before reporting"),
+			wantStatus:  Unknown,
+			wantSummary: "unknown: history incomplete: worker 2 exited before reporting; 20 attempts have no known outcome",
+		},
+		{
+			name: "incomplete-with-oversell",
+			in: incomplete(oversold().refused(50, history.Unknown).input(100, 100, 0),
+				"run timed out after 30s"),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: oversell (sold 103 of 100), conservation (available 0 + 103 sale rows = 103, not the capacity 100), double-sold (2 seats: 7, 42)",
+		},
+		{
+			name:        "nil-sector",
+			in:          withoutSector(new(race).sold(1, 100).input(100, 100, 0)),
+			wantStatus:  Unknown,
+			wantSummary: "unknown: final sector row was not read",
+		},
+		{
+			name:        "nil-sector-with-oversell",
+			in:          withoutSector(oversold().input(100, 100, 0)),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: oversell (sold 103 of 100), double-sold (2 seats: 7, 42)",
+		},
+		{
+			name:        "no-attempts",
+			in:          new(race).input(100, 100, 100),
+			wantStatus:  Unknown,
+			wantSummary: "unknown: no attempts were recorded",
+		},
+		{
+			name: "unrecognised-outcome",
+			in: new(race).sold(1, 99).
+				attempt("p9-g1", "timeout", 0).input(100, 100, 1),
+			wantStatus:  Unknown,
+			wantSummary: `unknown: 1 attempt has an unrecognised outcome: p9-g1 ("timeout")`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Check(tt.in)
+			if got.Status != tt.wantStatus {
+				t.Errorf("Check().Status = %q, want %q", got.Status, tt.wantStatus)
+			}
+			if s := got.Summary(); s != tt.wantSummary {
+				t.Errorf("Check().Summary() = %q, want %q", s, tt.wantSummary)
+			}
+			if got.Status != Unknown && len(got.Undetermined) > 0 {
+				t.Errorf("Check().Undetermined = %q on a %s verdict, want none", got.Undetermined, got.Status)
+			}
+			golden(t, tt.name, got)
+		})
+	}
+}
+
+// golden compares v, as indented JSON, with testdata/<name>.golden, or
+// rewrites the file when -update is set.
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatalf("write golden: %v", err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update to accept):\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestCheckIsDeterministic(t *testing.T) {
+	in := incomplete(oversold().row("ghost", 3).input(100, 100, 0), "worker 1 died")
+	want, err := json.Marshal(Check(in))
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	for i := range 20 {
+		got, err := json.Marshal(Check(in))
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("run %d: Check() = %s, want %s", i, got, want)
+		}
+	}
+}
+
+func TestCapList(t *testing.T) {
+	tests := []struct {
+		name  string
+		items []string
+		want  string
+	}{
+		{name: "empty", items: nil, want: ""},
+		{name: "one", items: []string{"a"}, want: "a"},
+		{name: "exactly the cap", items: []string{"a", "b", "c", "d", "e"}, want: "a, b, c, d, e"},
+		{name: "one over the cap", items: []string{"a", "b", "c", "d", "e", "f"}, want: "a, b, c, d, e and 1 more"},
+		{name: "many over the cap", items: []string{"a", "b", "c", "d", "e", "f", "g", "h"}, want: "a, b, c, d, e and 3 more"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := capList(tt.items); got != tt.want {
+				t.Errorf("capList(%q) = %q, want %q", tt.items, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompareIDs(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want int
+	}{
+		{name: "numbers compare as numbers", a: "p0-g2", b: "p0-g10", want: -1},
+		{name: "process before goroutine", a: "p1-g0", b: "p0-g99", want: 1},
+		{name: "equal", a: "p3-g7", b: "p3-g7", want: 0},
+		{name: "leading zeros break ties by bytes", a: "p01", b: "p1", want: -1},
+		{name: "prefix first", a: "p1", b: "p1-g0", want: -1},
+		{name: "letters", a: "ghost", b: "late", want: -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compareIDs(tt.a, tt.b); got != tt.want {
+				t.Errorf("compareIDs(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+}
