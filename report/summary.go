@@ -96,13 +96,13 @@ func Save(dir string, s Summary) error {
 // WriteTable prints the verdict table, then what went wrong in each run.
 func WriteTable(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tSKEW\tEXPECTED\tVERDICT\t")
+	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tSKEW\tEXPECTED\tVERDICT")
 	for _, r := range s.Runs {
 		expected := string(r.Expected)
 		if expected == "" {
 			expected = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			r.Name, r.Contenders, r.Sold, r.Seats, r.Oversold,
 			fmtMs(r.P50Ms), fmtMs(r.P99Ms), fmtSellout(r.SelloutMs), fmtMs(r.StartSkewMs),
 			expected, verdictCell(r))

@@ -22,10 +22,10 @@ const (
 	readyTimeout = 15 * time.Second
 	// initdbTimeout bounds initdb.
 	initdbTimeout = time.Minute
-	// redisGrace and pgGrace are how long Close waits for a clean exit
-	// before it kills.
+	// redisGrace and pgGrace are how long Close waits after each signal
+	// before it sends a harsher one.
 	redisGrace = 5 * time.Second
-	pgGrace    = 10 * time.Second
+	pgGrace    = 5 * time.Second
 	// portAttempts is how often a server is tried on a new free port when
 	// another process took the one picked.
 	portAttempts = 3
@@ -52,13 +52,18 @@ type localServers struct {
 	pg        *proc
 }
 
-// startLocal starts redis-server and postgres from the local binaries. On
-// failure it stops what it started and removes the temporary directory.
+// startLocal starts redis-server and postgres from the local binaries.
 func startLocal(ctx context.Context, o Options) (*Stack, error) {
 	bins, err := findLocalBins()
 	if err != nil {
 		return nil, err
 	}
+	return startLocalBins(ctx, o, bins)
+}
+
+// startLocalBins starts the servers from bins. On failure it stops what it
+// started and removes the temporary directory.
+func startLocalBins(ctx context.Context, o Options, bins localBins) (*Stack, error) {
 	owner, err := serverUser()
 	if err != nil {
 		return nil, unavailablef("local stack: %w", err)
@@ -80,16 +85,16 @@ func startLocal(ctx context.Context, o Options) (*Stack, error) {
 	}, nil
 }
 
-// start runs the steps of startLocal; l.close undoes any prefix of them.
+// start runs the steps of startLocalBins; l.close undoes any prefix of
+// them.
 func (l *localServers) start(ctx context.Context) error {
-	if err := l.makeDir(); err != nil {
-		return err
-	}
-	port, err := onFreePort(func(port int) error { return l.runRedis(ctx, port) })
+	err := l.makeDir()
 	if err != nil {
 		return err
 	}
-	l.redisPort = port
+	if l.redisPort, err = onFreePort(func(port int) error { return l.runRedis(ctx, port) }); err != nil {
+		return err
+	}
 	if err := l.initdb(ctx); err != nil {
 		return err
 	}
@@ -132,7 +137,7 @@ func (l *localServers) runRedis(ctx context.Context, port int) error {
 		return err
 	}
 	l.redis = p
-	opts := &redis.Options{Addr: loopback(port), DialTimeout: time.Second, MaxRetries: -1}
+	opts := &redis.Options{Addr: loopback(port), DialTimeout: time.Second, MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: true}
 	return await(ctx, p, func(ctx context.Context) error { return pingRedis(ctx, opts) })
 }
 
@@ -217,16 +222,18 @@ func (l *localServers) restartRedis(ctx context.Context) error {
 }
 
 // close stops the servers (PostgreSQL by fast shutdown, Redis by SIGTERM,
-// each killed if it lingers) and removes the temporary directory.
+// harsher signals if they linger) and removes the temporary directory.
 func (l *localServers) close() error {
 	var errs []error
 	if l.pg != nil {
 		fmt.Fprintln(l.log, "stopping local postgres")
-		errs = append(errs, l.pg.stop(syscall.SIGINT, pgGrace))
+		// Fast shutdown, else immediate shutdown: postgres children lead
+		// their own process groups, so only the postmaster can stop them.
+		errs = append(errs, l.pg.stop(pgGrace, syscall.SIGINT, syscall.SIGQUIT))
 	}
 	if l.redis != nil {
 		fmt.Fprintln(l.log, "stopping local redis-server")
-		errs = append(errs, l.redis.stop(syscall.SIGTERM, redisGrace))
+		errs = append(errs, l.redis.stop(redisGrace, syscall.SIGTERM))
 	}
 	if l.dir != "" {
 		if err := os.RemoveAll(l.dir); err != nil {

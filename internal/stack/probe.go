@@ -28,6 +28,8 @@ func redisOptions(rawURL string) (*redis.Options, error) {
 	}
 	opts.DialTimeout = connectTimeout
 	opts.MaxRetries = -1 // callers retry themselves, within their deadline
+	opts.DialerRetries = 1
+	opts.ContextTimeoutEnabled = true // honour the ping deadline
 	return opts, nil
 }
 
@@ -53,8 +55,20 @@ func causeText(err error) string {
 	return err.Error()
 }
 
-// pingRedis sends one PING.
+// pingRedis sends one PING. It connects once by itself first, so that a
+// server that is not (yet) listening fails without go-redis logging a
+// "failed to dial" line to stderr.
 func pingRedis(ctx context.Context, opts *redis.Options) error {
+	network := opts.Network
+	if network == "" {
+		network = "tcp"
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, network, opts.Addr)
+	if err != nil {
+		return err
+	}
+	conn.Close()
 	c := redis.NewClient(opts)
 	defer c.Close()
 	return c.Ping(ctx).Err()
@@ -82,12 +96,12 @@ func checkServers(ctx context.Context, ropts *redis.Options, pcfg *pgx.ConnConfi
 	rctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
 	if err := pingRedis(rctx, ropts); err != nil {
-		return unavailablef("redis at %s did not answer PING: %s", ropts.Addr, maskPassword(err.Error(), ropts.Password))
+		return unavailablef("redis at %s did not answer PING within %s: %s", ropts.Addr, pingTimeout, maskPassword(err.Error(), ropts.Password))
 	}
 	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
 	if err := pingPG(pctx, pcfg); err != nil {
-		return unavailablef("postgresql at %s did not answer SELECT 1: %s", pgAddr(pcfg), maskPassword(err.Error(), pcfg.Password))
+		return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(pcfg), pingTimeout, maskPassword(err.Error(), pcfg.Password))
 	}
 	return nil
 }

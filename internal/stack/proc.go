@@ -15,8 +15,12 @@ import (
 // errExited reports that a server process ended while hammer waited for it.
 var errExited = errors.New("exited")
 
-// logTailLines is how many lines of a server log an error quotes.
-const logTailLines = 5
+const (
+	// logTailLines is how many lines of a server log an error quotes.
+	logTailLines = 5
+	// logLineMax is how many bytes of each such line it quotes.
+	logLineMax = 160
+)
 
 // procSpec describes a server process to start.
 type procSpec struct {
@@ -105,7 +109,7 @@ func (p *proc) exitErr() error {
 	return fmt.Errorf("%s exited before it was ready (%s)%s", p.spec.name, status, p.tail())
 }
 
-// tail returns "; log <path>: <last lines>" or "" if the log is empty.
+// tail returns "; log <path> ends: <last lines>", or "" if the log is empty.
 func (p *proc) tail() string {
 	lines := logTail(p.spec.logPath, logTailLines)
 	if lines == "" {
@@ -114,15 +118,17 @@ func (p *proc) tail() string {
 	return fmt.Sprintf("; log %s ends: %s", p.spec.logPath, lines)
 }
 
-// stop sends sig and waits up to grace for the process to exit, then kills
-// its whole process group. It returns an error only if the process
-// survives SIGKILL.
-func (p *proc) stop(sig syscall.Signal, grace time.Duration) error {
-	_ = p.cmd.Process.Signal(sig) // fails only if it already exited
-	select {
-	case <-p.done:
-		return nil
-	case <-time.After(grace):
+// stop asks the process to exit with each of sigs in turn, waiting up to
+// grace after each, then kills its process group. It returns an error only
+// if the process survives SIGKILL.
+func (p *proc) stop(grace time.Duration, sigs ...syscall.Signal) error {
+	for _, sig := range sigs {
+		_ = p.cmd.Process.Signal(sig) // fails only if it already exited
+		select {
+		case <-p.done:
+			return nil
+		case <-time.After(grace):
+		}
 	}
 	return p.kill()
 }
@@ -149,7 +155,11 @@ func logTail(path string, n int) string {
 	lines := strings.Split(string(bytes.TrimSpace(data)), "\n")
 	var kept []string
 	for i := len(lines) - 1; i >= 0 && len(kept) < n; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
+		l := strings.TrimSpace(lines[i])
+		if len(l) > logLineMax {
+			l = l[:logLineMax] + "..."
+		}
+		if l != "" {
 			kept = append([]string{l}, kept...)
 		}
 	}

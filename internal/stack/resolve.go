@@ -30,6 +30,8 @@ func defaultFinders() finders {
 }
 
 // resolve checks o and returns the concrete Kind to start (never Auto).
+// Docker and Local ignore URLs (say, from HAMMER_REDIS_URL) with a log line;
+// Auto and External need both URLs or neither.
 func (f finders) resolve(ctx context.Context, o Options) (Kind, error) {
 	kind, err := ParseKind(string(o.Kind))
 	if err != nil {
@@ -37,14 +39,15 @@ func (f finders) resolve(ctx context.Context, o Options) (Kind, error) {
 	}
 	hasRedis, hasPG := o.RedisURL != "", o.PGURL != ""
 	switch {
+	case kind == Docker || kind == Local:
+		if hasRedis || hasPG {
+			fmt.Fprintf(o.Log, "ignoring the Redis/PostgreSQL URLs: only an external stack uses them, this one is %s\n", kind)
+		}
+		return kind, nil
 	case hasRedis != hasPG:
 		return "", badConfigf("give both a Redis URL and a PostgreSQL URL, or neither (only the %s URL is set)", which(hasRedis))
 	case kind == External && !hasRedis:
 		return "", badConfigf("an external stack needs a Redis URL and a PostgreSQL URL")
-	case (kind == Docker || kind == Local) && hasRedis:
-		return "", badConfigf("Redis/PostgreSQL URLs are only used by an external stack, not %s", kind)
-	case kind != Auto:
-		return kind, nil
 	case hasRedis:
 		return External, nil
 	}

@@ -1,0 +1,38 @@
+# hammer: `make load` races every mode, `make test` runs vet and the tests
+# against real Redis and PostgreSQL. See README.md.
+
+GO   ?= go
+BIN  := bin/hammer
+ARGS ?=
+
+.PHONY: all build load test vet services up down clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hammer
+
+## services: install redis-server / PostgreSQL if missing (apt-get as root, else says what to install)
+services:
+	./scripts/ensure-services.sh
+
+## load: race the default matrix; extra flags with ARGS="--procs 8"
+load: build services
+	./$(BIN) load $(ARGS)
+
+vet:
+	$(GO) vet ./...
+
+## test: vet, then every test with -race; integration tests fail (not skip) without services
+test: services vet
+	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 ./...
+
+## up/down: Redis and PostgreSQL in Docker, for --stack external (see README)
+up:
+	docker compose up -d --wait
+
+down:
+	docker compose down -v
+
+clean:
+	rm -rf bin

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
+	"github.com/hammer-load/hammer/report"
+)
+
+// TestMain lets this test binary stand in for the hammer binary: the races
+// below re-execute it with the hidden worker subcommand.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workerCommand {
+		os.Exit(run(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+	}
+	os.Exit(stacktest.Main(m))
+}
+
+// hammer runs the CLI in-process and returns its exit code, stdout and stderr.
+func hammer(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	return code, out.String(), errb.String()
+}
+
+// stackArgs points hammer at the shared test stack.
+func stackArgs(t *testing.T) []string {
+	t.Helper()
+	st := stacktest.Get(t)
+	return []string{"--stack", "external", "--redis-url", st.RedisURL, "--pg-url", st.PGURL}
+}
+
+func readSummary(t *testing.T, dir string) report.Summary {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, report.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s report.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestRunVerdicts is the issue's acceptance check: update-only sells
+// exactly 100 and exits 0, none oversells and exits 1, and verify agrees
+// offline.
+func TestRunVerdicts(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStatus string
+		oversold   bool
+	}{
+		{"update-only sells exactly the seats", []string{"--mode", "update-only", "--goroutines", "100"}, exitOK, "valid", false},
+		{"none oversells", []string{"--mode", "none", "--goroutines", "250"}, exitFail, "invalid", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--procs", "2", "--seats", "100", "--quiet", "--out", dir}, tt.args...)
+			code, stdout, stderr := hammer(t, append(args, stackArgs(t)...)...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			s := readSummary(t, dir)
+			r := s.Runs[0]
+			if string(r.Verdict) != tt.wantStatus || (r.Sold > 100) != tt.oversold || (!tt.oversold && r.Sold != 100) {
+				t.Fatalf("summary: verdict %s, sold %d; want %s, oversold %v", r.Verdict, r.Sold, tt.wantStatus, tt.oversold)
+			}
+			if s.Schema == "" || r.StartSkewMs <= 0 {
+				t.Errorf("summary lacks schema or start skew: %+v", s)
+			}
+			for _, f := range []string{"history.jsonl", "ledger.jsonl", "manifest.json", "sectors.jsonl"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("results folder: %v", err)
+				}
+			}
+			if code, _, stderr := hammer(t, "verify", dir); code != tt.wantCode {
+				t.Errorf("verify exit %d, want %d (%s)", code, tt.wantCode, stderr)
+			}
+		})
+	}
+}
+
+// TestLoad runs the default matrix small: every expectation must hold.
+func TestLoad(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := append([]string{"load", "--procs", "2", "--goroutines", "60", "--seats", "20", "--quiet", "--out", dir}, stackArgs(t)...)
+	code, stdout, stderr := hammer(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	s := readSummary(t, dir)
+	if len(s.Runs) != 4 {
+		t.Fatalf("%d runs, want 4", len(s.Runs))
+	}
+	for _, r := range s.Runs {
+		if !r.ExpectOK {
+			t.Errorf("%s: %s", r.Name, r.ExpectReason)
+		}
+	}
+	for _, col := range []string{"MODE", "SOLD/SEATS", "OVERSOLD", "P99", "SELLOUT", "SKEW", "EXPECTED", "VERDICT"} {
+		if !strings.Contains(stdout, col) {
+			t.Errorf("verdict table lacks column %s:\n%s", col, stdout)
+		}
+	}
+}
+
+// TestBadInput: one clear line on stderr, exit 2, and no results folder.
+func TestBadInput(t *testing.T) {
+	nonEmpty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(nonEmpty, "keep.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ext := []string{"--stack", "external"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown mode", []string{"run", "--mode", "optimistic"}, `unknown mode "optimistic"`},
+		{"missing mode", []string{"run"}, "--mode is required"},
+		{"zero seats", []string{"run", "--mode", "none", "--seats", "0"}, "--seats must be at least 1"},
+		{"zero procs", []string{"load", "--procs", "0"}, "--procs must be at least 1"},
+		{"negative goroutines", []string{"run", "--mode", "none", "--goroutines", "-3"}, "--goroutines must be at least 1"},
+		{"unknown stack", []string{"load", "--stack", "kubernetes"}, "unknown stack kind"},
+		{"malformed redis url", append([]string{"run", "--mode", "none", "--redis-url", "http://nope", "--pg-url", "postgres://u@127.0.0.1:1/db"}, ext...), "redis"},
+		{"malformed pg url", append([]string{"run", "--mode", "none", "--redis-url", "redis://127.0.0.1:1/0", "--pg-url", "postgres://u@[bad"}, ext...), "postgres"},
+		{"non-empty out", []string{"run", "--mode", "none", "--out", nonEmpty}, "already holds files"},
+		{"unknown command", []string{"race"}, `unknown command "race"`},
+		{"verify without folder", []string{"verify"}, "want exactly one results folder"},
+		{"verify missing folder", []string{"verify", filepath.Join(nonEmpty, "nope")}, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append(tt.args, "--quiet")
+			if tt.args[0] == "verify" || tt.args[0] == "race" {
+				args = tt.args
+			} else if !strings.Contains(strings.Join(tt.args, " "), "--out") {
+				args = append(args, "--out", out)
+			}
+			code, _, stderr := hammer(t, args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr: %s", code, exitUsage, stderr)
+			}
+			if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr = %q, want one line containing %q", stderr, tt.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a results folder was created at %s", out)
+			}
+		})
+	}
+}
+
+// TestUnreachable: servers that do not answer give exit 3 with one line
+// within 10 seconds, and no results folder.
+func TestUnreachable(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	start := time.Now()
+	code, _, stderr := hammer(t, "run", "--mode", "update-only", "--quiet", "--out", out,
+		"--stack", "external", "--redis-url", "redis://127.0.0.1:1/0", "--pg-url", "postgres://hammer@127.0.0.1:1/hammer")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s, want under 10s", d)
+	}
+	if code != exitInfra {
+		t.Errorf("exit %d, want %d", code, exitInfra)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 {
+		t.Errorf("stderr = %q, want one line", stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a results folder was created")
+	}
+}

@@ -1,0 +1,146 @@
+package driver_test
+
+import (
+	"context"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
+	"github.com/hammer-load/hammer/scenarios"
+	"github.com/hammer-load/hammer/verify"
+)
+
+// workerArg makes this test binary act as a worker process when the driver
+// re-executes it, the way the hammer binary does with its hidden subcommand.
+const workerArg = "_driver_test_worker"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workerArg {
+		os.Exit(driver.WorkerMain(context.Background(), os.Stdin, os.Stdout))
+	}
+	os.Exit(stacktest.Main(m))
+}
+
+// options returns a small race against the shared stack.
+func options(t *testing.T, mode scenarios.Mode) driver.Options {
+	t.Helper()
+	st := stacktest.Get(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return driver.Options{
+		RunID:    "t" + time.Now().Format("150405.000000"),
+		Scenario: scenarios.Scenario{Name: string(mode), Mode: mode},
+		Procs:    2, Goroutines: 60, Attempts: 1, Seats: 20, PoolSize: 8,
+		RedisURL: st.RedisURL, PGURL: st.PGURL,
+		LockTTL: 10 * time.Second, LockWait: time.Minute,
+		Timeout: time.Minute, ReadyTimeout: 30 * time.Second,
+		Seed:   1,
+		Worker: driver.Command{Path: exe, Args: []string{workerArg}},
+	}
+}
+
+func check(res *driver.Result) verify.Verdict {
+	return verify.Check(verify.Input{
+		Seats: res.Run.Seats, Attempts: res.Attempts, Sales: res.Sales,
+		Sector: res.Sector, Incomplete: res.Run.Incomplete,
+	})
+}
+
+// TestRaceModes races every mode against the real stack: the negative
+// control oversells, the three strategies sell exactly the seats.
+func TestRaceModes(t *testing.T) {
+	tests := []struct {
+		mode         scenarios.Mode
+		wantStatus   verify.Status
+		wantOversell bool
+	}{
+		{scenarios.None, verify.Invalid, true},
+		{scenarios.LockOnly, verify.Valid, false},
+		{scenarios.UpdateOnly, verify.Valid, false},
+		{scenarios.LockPlusUpdate, verify.Valid, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			o := options(t, tt.mode)
+			var seen int
+			o.OnAttempt = func(history.Attempt) { seen++ }
+			res, err := driver.Race(context.Background(), o)
+			if err != nil {
+				t.Fatalf("Race: %v", err)
+			}
+			if got, want := len(res.Attempts), o.Procs*o.Goroutines; got != want || seen != want {
+				t.Fatalf("got %d attempts (%d streamed), want %d", got, seen, want)
+			}
+			v := check(res)
+			if v.Status != tt.wantStatus || (v.Oversold > 0) != tt.wantOversell {
+				t.Fatalf("verdict %s; want %s with oversell %v", v.Summary(), tt.wantStatus, tt.wantOversell)
+			}
+			if !tt.wantOversell && v.Sold != o.Seats {
+				t.Errorf("sold %d, want exactly %d", v.Sold, o.Seats)
+			}
+			if len(res.Run.Incomplete) > 0 {
+				t.Errorf("incomplete: %v", res.Run.Incomplete)
+			}
+		})
+	}
+}
+
+// TestWorkerDeathIsUnknown kills a worker right after the go signal: the
+// verdict must be unknown, never valid.
+func TestWorkerDeathIsUnknown(t *testing.T) {
+	o := options(t, scenarios.UpdateOnly)
+	o.OnGo = func(pids []int) { _ = syscall.Kill(pids[0], syscall.SIGKILL) }
+	res, err := driver.Race(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Race: %v", err)
+	}
+	if len(res.Run.Incomplete) == 0 {
+		t.Fatal("a killed worker left the history complete")
+	}
+	if v := check(res); v.Status != verify.Unknown {
+		t.Fatalf("verdict %s, want unknown", v.Summary())
+	}
+	unknown := 0
+	for _, a := range res.Attempts {
+		if a.Outcome == history.Unknown {
+			unknown++
+		}
+	}
+	if unknown == 0 {
+		t.Error("no attempt of the dead worker was marked unknown")
+	}
+}
+
+// TestTimeoutIsUnknown stops a race that outlives --timeout.
+func TestTimeoutIsUnknown(t *testing.T) {
+	o := options(t, scenarios.LockOnly)
+	o.Timeout = time.Millisecond
+	res, err := driver.Race(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Race: %v", err)
+	}
+	if v := check(res); v.Status != verify.Unknown {
+		t.Fatalf("verdict %s, want unknown", v.Summary())
+	}
+}
+
+// TestUnreachableWorkerFailsSetup: a worker that cannot reach PostgreSQL
+// fails the race before anything is attempted.
+func TestUnreachableWorkerFailsSetup(t *testing.T) {
+	o := options(t, scenarios.UpdateOnly)
+	o.Worker.Args = []string{workerArg}
+	o.RedisURL = "redis://127.0.0.1:1/0"
+	start := time.Now()
+	if _, err := driver.Race(context.Background(), o); err == nil {
+		t.Fatal("Race succeeded with an unreachable Redis")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s to fail", d)
+	}
+}

@@ -1,0 +1,122 @@
+// Package stacktest gives integration tests of other packages one shared
+// Redis + PostgreSQL stack per test binary.
+//
+// A package opts in with
+//
+//	func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
+//
+// and each test calls Get. The stack comes from HAMMER_REDIS_URL and
+// HAMMER_PG_URL when both are set, else from stack.Auto (Docker, else local
+// binaries). When no stack can be had, Get skips the test, or fails it when
+// HAMMER_REQUIRE_SERVICES=1 so that CI never skips integration tests
+// silently. Tests share the servers, so each must isolate itself (own key
+// prefix, own schema) as DESIGN.md asks.
+package stacktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/stack"
+)
+
+// Environment variables read by Get.
+const (
+	// EnvRedisURL and EnvPGURL name external servers to use.
+	EnvRedisURL = "HAMMER_REDIS_URL"
+	EnvPGURL    = "HAMMER_PG_URL"
+	// EnvRequire, set to "1", turns a missing stack into a test failure.
+	EnvRequire = "HAMMER_REQUIRE_SERVICES"
+)
+
+// startTimeout bounds starting the stack, image pulls included.
+const startTimeout = 5 * time.Minute
+
+// shared is the one stack of this test binary. Package-level state is
+// the point of this helper: a test binary is one process, Get starts the
+// stack once for all its tests, and Main stops it after the last test.
+var shared struct {
+	mu      sync.Mutex
+	inMain  bool // Main is running, so someone will stop the stack
+	started bool // a start was attempted; stack and err hold its result
+	stack   *stack.Stack
+	err     error
+}
+
+// Main runs the package's tests and stops the shared stack afterwards. Use
+// it as func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }.
+func Main(m *testing.M) int {
+	shared.mu.Lock()
+	shared.inMain = true
+	shared.mu.Unlock()
+
+	code := m.Run()
+
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.stack != nil {
+		if err := shared.stack.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "stacktest: stop the shared stack: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+		shared.stack = nil
+	}
+	return code
+}
+
+// Get returns the shared stack of this test binary, starting it on first
+// use. If no stack can be had it skips t, or fails t when
+// HAMMER_REQUIRE_SERVICES=1; a bad configuration (say, only one of the two
+// URLs set) always fails t.
+func Get(t testing.TB) *stack.Stack {
+	t.Helper()
+	s, err := get()
+	return check(t, s, err)
+}
+
+// check returns s, or skips or fails t for err as Get documents.
+func check(t testing.TB, s *stack.Stack, err error) *stack.Stack {
+	t.Helper()
+	switch {
+	case err == nil:
+		return s
+	case errors.Is(err, stack.ErrUnavailable) && os.Getenv(EnvRequire) != "1":
+		t.Skipf("no Redis/PostgreSQL for this test (set %s=1 to fail instead): %v", EnvRequire, err)
+	default:
+		t.Fatalf("stacktest: %v", err)
+	}
+	return nil
+}
+
+// get starts the shared stack once and returns it or the start error.
+func get() (*stack.Stack, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.inMain {
+		return nil, errors.New("stacktest.Get needs the package's TestMain to call stacktest.Main")
+	}
+	if !shared.started {
+		shared.started = true
+		shared.stack, shared.err = start()
+	}
+	return shared.stack, shared.err
+}
+
+// start starts the stack the environment asks for. Progress lines and
+// server logs stay out of the test output.
+func start() (*stack.Stack, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	return stack.Start(ctx, stack.Options{
+		Kind:     stack.Auto,
+		RedisURL: os.Getenv(EnvRedisURL),
+		PGURL:    os.Getenv(EnvPGURL),
+	})
+}
