@@ -117,7 +117,7 @@ func WriteTable(w io.Writer, s Summary) error {
 }
 
 func verdictCell(r RunSummary) string {
-	if r.Expected == "" {
+	if r.Expected == "" || r.Verdict == verify.Unknown {
 		return string(r.Verdict)
 	}
 	if r.ExpectOK {
@@ -157,9 +157,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func fmtMs(v float64) string {
 	switch {
-	case v >= 1000:
+	case v >= 999.5:
 		return fmt.Sprintf("%.2fs", v/1000)
-	case v >= 10:
+	case v >= 9.95:
 		return fmt.Sprintf("%.0fms", v)
 	default:
 		return fmt.Sprintf("%.1fms", v)

@@ -119,6 +119,11 @@ func raceAll(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io st
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
+	// Everything needed is read back: stop the servers before reporting so
+	// that the verdict table is the last thing printed.
+	if err := st.Close(); err != nil {
+		fmt.Fprintf(io.err, "hammer: stop servers: %v\n", err)
+	}
 	return finish(f.out, folder, io)
 }
 
@@ -138,6 +143,15 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 	prog := newProgress(io, f.quiet)
 	defer prog.wait()
 	for _, sc := range scns {
+		if ctx.Err() != nil {
+			// Interrupted: the scenarios not run stay in the folder with an
+			// unknown verdict, so the folder can never read as a pass.
+			folder.Manifest.Runs = append(folder.Manifest.Runs, history.Run{
+				Name: sc.Name, Mode: string(sc.Mode), Procs: f.procs, Goroutines: f.goroutines,
+				Seats: f.seats, Expected: sc.Expected, Incomplete: []string{"not run: hammer was interrupted"},
+			})
+			continue
+		}
 		track := prog.track(sc.Name, f.procs*f.goroutines*f.attempts)
 		res, err := driver.Race(ctx, driver.Options{
 			RunID: runID, Scenario: sc,

@@ -1,0 +1,140 @@
+package inventory_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
+)
+
+func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
+
+func TestSchemaName(t *testing.T) {
+	tests := []struct {
+		name, runID, run, want string
+	}{
+		{"plain", "20261129-072942-90b550", "lock-only", "hammer_20261129_072942_90b550_lock_only"},
+		{"upper case and symbols", "RUN.1", "a/b c", "hammer_run_1_a_b_c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := inventory.SchemaName(tt.runID, tt.run); got != tt.want {
+				t.Errorf("SchemaName(%q, %q) = %q, want %q", tt.runID, tt.run, got, tt.want)
+			}
+		})
+	}
+	if got := inventory.SchemaName(strings.Repeat("x", 80), "run"); len(got) > 63 {
+		t.Errorf("SchemaName is %d bytes, PostgreSQL allows 63", len(got))
+	}
+}
+
+// store creates a run schema of seats seats and opens it.
+func store(t *testing.T, seats int) (*inventory.Store, string) {
+	t.Helper()
+	ctx := context.Background()
+	pgURL := stacktest.Get(t).PGURL
+	schema := inventory.SchemaName("test", strings.ToLower(t.Name()))
+	if err := inventory.Create(ctx, pgURL, schema, history.Sector{ID: 1, Capacity: seats}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := inventory.Drop(context.Background(), pgURL, schema); err != nil {
+			t.Error(err)
+		}
+	})
+	s, err := inventory.Open(ctx, pgURL, schema, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, pgURL
+}
+
+func request(id string) inventory.Request {
+	return inventory.Request{Sector: 1, RequestID: id, Worker: "test", StartedAt: time.Now()}
+}
+
+// TestSellUntilSoldOut: both ways of selling hand out seats 1..n in order
+// when nobody races, then say sold out, and the ledger matches.
+func TestSellUntilSoldOut(t *testing.T) {
+	tests := []struct {
+		name string
+		sell func(*inventory.Store) func(context.Context, inventory.Request) (int, error)
+	}{
+		{"atomic", func(s *inventory.Store) func(context.Context, inventory.Request) (int, error) { return s.SellAtomic }},
+		{"read-write", func(s *inventory.Store) func(context.Context, inventory.Request) (int, error) { return s.SellReadWrite }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, _ := store(t, 3)
+			sell := tt.sell(s)
+			for want := 1; want <= 3; want++ {
+				seat, err := sell(ctx, request(tt.name+string(rune('a'+want))))
+				if err != nil || seat != want {
+					t.Fatalf("sale %d: seat %d, err %v", want, seat, err)
+				}
+			}
+			if _, err := sell(ctx, request(tt.name+"-late")); !errors.Is(err, inventory.ErrSoldOut) {
+				t.Fatalf("fourth sale of three seats: %v, want ErrSoldOut", err)
+			}
+			sales, err := s.Ledger(ctx, "r")
+			if err != nil || len(sales) != 3 {
+				t.Fatalf("ledger: %d rows, err %v", len(sales), err)
+			}
+			sec, err := s.Sector(ctx, "r", 1)
+			if err != nil || sec.Available != 0 || sec.Capacity != 3 {
+				t.Fatalf("sector %+v, err %v", sec, err)
+			}
+		})
+	}
+}
+
+// TestDatabaseBackstops checks the constraints the verdict relies on: the
+// counter cannot go negative, and a request id sells at most once.
+func TestDatabaseBackstops(t *testing.T) {
+	ctx := context.Background()
+	s, pgURL := store(t, 1)
+	if _, err := s.SellAtomic(ctx, request("once")); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := pgx.Identifier{inventory.SchemaName("test", strings.ToLower(t.Name()))}.Sanitize()
+	if _, err := conn.Exec(ctx, "UPDATE "+schema+".sectors SET available = -1"); err == nil {
+		t.Error("available went below zero: the CHECK constraint is missing")
+	}
+	if _, err := conn.Exec(ctx, "UPDATE "+schema+".sectors SET available = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SellAtomic(ctx, request("once")); err == nil {
+		t.Error("the same request id sold twice")
+	}
+}
+
+// TestOnlyOwnSchemas: hammer refuses to create over an existing schema and
+// to drop one that is not named like its own.
+func TestOnlyOwnSchemas(t *testing.T) {
+	ctx := context.Background()
+	_, pgURL := store(t, 1)
+	schema := inventory.SchemaName("test", strings.ToLower(t.Name()))
+	if err := inventory.Create(ctx, pgURL, schema, history.Sector{ID: 1, Capacity: 1}); err == nil {
+		t.Error("Create reused an existing schema")
+	}
+	for _, name := range []string{"public", "hammer", "other_schema"} {
+		if err := inventory.Drop(ctx, pgURL, name); err == nil {
+			t.Errorf("Drop(%q) was allowed", name)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package redislock_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
+)
+
+func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
+
+// client returns a Redis client and a key of this test's own, removed afterwards.
+func client(t *testing.T) (*redis.Client, string) {
+	t.Helper()
+	opt, err := redis.ParseURL(stacktest.Get(t).RedisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	key := "hammer:test:" + t.Name() + ":lock"
+	t.Cleanup(func() { rdb.Del(context.Background(), key); rdb.Close() })
+	return rdb, key
+}
+
+func TestMutualExclusion(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	l := redislock.New(rdb, redislock.DefaultBackoff())
+	first, ok, err := l.TryAcquire(ctx, key, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("first acquire: ok=%v err=%v", ok, err)
+	}
+	if _, ok, err := l.TryAcquire(ctx, key, time.Minute); err != nil || ok {
+		t.Fatalf("second acquire while held: ok=%v err=%v, want refused", ok, err)
+	}
+	if ttl := rdb.PTTL(ctx, key).Val(); ttl <= 0 || ttl > time.Minute {
+		t.Errorf("lock TTL %s, want (0, 1m]", ttl)
+	}
+	stranger := redislock.Lease{Key: key, Token: "not-the-owner"}
+	if ours, err := l.Release(ctx, stranger); err != nil || ours {
+		t.Fatalf("release with a wrong token: ours=%v err=%v, want refused", ours, err)
+	}
+	if rdb.Exists(ctx, key).Val() != 1 {
+		t.Fatal("a wrong token deleted the lock")
+	}
+	if ours, err := l.Release(ctx, first); err != nil || !ours {
+		t.Fatalf("owner release: ours=%v err=%v", ours, err)
+	}
+	if rdb.Exists(ctx, key).Val() != 0 {
+		t.Fatal("owner release left the key")
+	}
+}
+
+// TestExpiredHolderCannotReleaseSuccessor is the pitfall the owner check
+// exists for: a holder whose lock expired must not delete the next holder's.
+func TestExpiredHolderCannotReleaseSuccessor(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	l := redislock.New(rdb, redislock.DefaultBackoff())
+	late, ok, err := l.TryAcquire(ctx, key, 30*time.Millisecond)
+	if err != nil || !ok {
+		t.Fatalf("acquire: ok=%v err=%v", ok, err)
+	}
+	next, err := l.Acquire(ctx, key, time.Minute, 5*time.Second, nil)
+	if err != nil {
+		t.Fatalf("successor could not acquire after expiry: %v", err)
+	}
+	if ours, err := l.Release(ctx, late); err != nil || ours {
+		t.Fatalf("late release: ours=%v err=%v, want refused", ours, err)
+	}
+	if got := rdb.Get(ctx, key).Val(); got != next.Token {
+		t.Fatalf("lock holds %q, want the successor's token %q", got, next.Token)
+	}
+}
+
+func TestAcquireTimesOut(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	l := redislock.New(rdb, redislock.DefaultBackoff())
+	if _, ok, err := l.TryAcquire(ctx, key, time.Minute); err != nil || !ok {
+		t.Fatalf("acquire: ok=%v err=%v", ok, err)
+	}
+	_, err := l.Acquire(ctx, key, time.Minute, 50*time.Millisecond, nil)
+	if !errors.Is(err, redislock.ErrTimeout) {
+		t.Fatalf("Acquire on a held lock: %v, want ErrTimeout", err)
+	}
+}
