@@ -16,22 +16,40 @@ const (
 	HistoryFile  = "history.jsonl"
 	LedgerFile   = "ledger.jsonl"
 	SectorsFile  = "sectors.jsonl"
+	FaultsFile   = "faults.jsonl"
 )
 
 // Folder is everything the driver saved for a results folder: the manifest
 // and the raw records of every run in it.
 type Folder struct {
 	Manifest Manifest
+	Records
+}
+
+// Records are the raw records of one or more runs.
+type Records struct {
 	Attempts []Attempt
 	Sales    []Sale
 	Sectors  []Sector
+	Faults   []FaultEvent
 }
 
-// ForRun returns the attempts, sales and final sector rows of the named run.
-func (f *Folder) ForRun(name string) ([]Attempt, []Sale, []Sector) {
-	return filterRun(f.Attempts, name, func(a Attempt) string { return a.Run }),
-		filterRun(f.Sales, name, func(s Sale) string { return s.Run }),
-		filterRun(f.Sectors, name, func(s Sector) string { return s.Run })
+// Add appends r's records.
+func (r *Records) Add(o Records) {
+	r.Attempts = append(r.Attempts, o.Attempts...)
+	r.Sales = append(r.Sales, o.Sales...)
+	r.Sectors = append(r.Sectors, o.Sectors...)
+	r.Faults = append(r.Faults, o.Faults...)
+}
+
+// ForRun returns the records of the named run.
+func (f *Folder) ForRun(name string) Records {
+	return Records{
+		Attempts: filterRun(f.Attempts, name, func(a Attempt) string { return a.Run }),
+		Sales:    filterRun(f.Sales, name, func(s Sale) string { return s.Run }),
+		Sectors:  filterRun(f.Sectors, name, func(s Sector) string { return s.Run }),
+		Faults:   filterRun(f.Faults, name, func(e FaultEvent) string { return e.Run }),
+	}
 }
 
 func filterRun[T any](xs []T, name string, run func(T) string) []T {
@@ -55,7 +73,10 @@ func (f *Folder) Save(dir string) error {
 	if err := WriteJSONL(filepath.Join(dir, LedgerFile), f.Sales); err != nil {
 		return err
 	}
-	return WriteJSONL(filepath.Join(dir, SectorsFile), f.Sectors)
+	if err := WriteJSONL(filepath.Join(dir, SectorsFile), f.Sectors); err != nil {
+		return err
+	}
+	return WriteJSONL(filepath.Join(dir, FaultsFile), f.Faults)
 }
 
 // Load reads a results folder written by Save.
@@ -75,6 +96,9 @@ func Load(dir string) (*Folder, error) {
 		return nil, err
 	}
 	if f.Sectors, err = ReadJSONL[Sector](filepath.Join(dir, SectorsFile)); err != nil {
+		return nil, err
+	}
+	if f.Faults, err = ReadJSONL[FaultEvent](filepath.Join(dir, FaultsFile)); err != nil {
 		return nil, err
 	}
 	return &f, nil

@@ -20,6 +20,9 @@ const (
 	Error Outcome = "error"
 	// Unknown: the attempt never reported (its worker died or the run timed out).
 	Unknown Outcome = "unknown"
+	// Rejected: the database refused the write: a newer fencing token had
+	// touched the sector, or the request id had already bought a seat.
+	Rejected Outcome = "rejected"
 )
 
 // Indeterminate reports whether an attempt with this outcome may or may not
@@ -30,20 +33,29 @@ func (o Outcome) Indeterminate() bool { return o == Error || o == Unknown }
 // nanoseconds from the wall clock, which every process on one host shares;
 // zero means the phase did not happen.
 type Attempt struct {
-	Run          string  `json:"run"`
-	Mode         string  `json:"mode"`
-	Proc         int     `json:"proc"`
-	Goroutine    int     `json:"goroutine"`
-	RequestID    string  `json:"request_id"`
-	Invoke       int64   `json:"invoke_ns"`
-	LockAcquired int64   `json:"lock_acquired_ns,omitempty"`
-	LockReleased int64   `json:"lock_released_ns,omitempty"`
-	DBStart      int64   `json:"db_start_ns,omitempty"`
-	DBEnd        int64   `json:"db_end_ns,omitempty"`
-	Complete     int64   `json:"complete_ns"`
-	Outcome      Outcome `json:"outcome"`
-	Seat         int     `json:"seat,omitempty"`
-	Err          string  `json:"error,omitempty"`
+	Run       string `json:"run"`
+	Mode      string `json:"mode"`
+	Proc      int    `json:"proc"`
+	Goroutine int    `json:"goroutine"`
+	RequestID string `json:"request_id"`
+	// Try tells apart the copies of a request sent more than once (the
+	// duplicate fault); 0 otherwise.
+	Try          int   `json:"try,omitempty"`
+	Invoke       int64 `json:"invoke_ns"`
+	LockAcquired int64 `json:"lock_acquired_ns,omitempty"`
+	LockReleased int64 `json:"lock_released_ns,omitempty"`
+	DBStart      int64 `json:"db_start_ns,omitempty"`
+	DBEnd        int64 `json:"db_end_ns,omitempty"`
+	Complete     int64 `json:"complete_ns"`
+	// ReadAt and ReadAvailable record the read of a read-then-write mode:
+	// when it happened and the available count it saw.
+	ReadAt        int64 `json:"read_ns,omitempty"`
+	ReadAvailable *int  `json:"read_available,omitempty"`
+	// Token is the fencing token the lock handed out (fenced mode).
+	Token   int64   `json:"token,omitempty"`
+	Outcome Outcome `json:"outcome"`
+	Seat    int     `json:"seat,omitempty"`
+	Err     string  `json:"error,omitempty"`
 	// LockLost is set when the release found the lock no longer ours: it
 	// expired (or vanished) while this contender held it.
 	LockLost bool `json:"lock_lost,omitempty"`
@@ -68,6 +80,20 @@ type Sector struct {
 	Available int    `json:"available"`
 }
 
+// FaultEvent is one injected fault: what was done, to whom, from when to
+// when (Unix ns). Reports use it to show when faults happened.
+type FaultEvent struct {
+	Run       string `json:"run"`
+	Fault     string `json:"fault"`
+	Proc      int    `json:"proc"`
+	Goroutine int    `json:"goroutine"`
+	RequestID string `json:"request_id,omitempty"`
+	Start     int64  `json:"start_ns"`
+	End       int64  `json:"end_ns"`
+	// Detail says in plain words what was done, e.g. "SIGSTOP of worker 1 (pid 4242) for 600ms".
+	Detail string `json:"detail"`
+}
+
 // Expectation is what a scenario is expected to show.
 type Expectation string
 
@@ -88,7 +114,13 @@ type Run struct {
 	Goroutines int         `json:"goroutines"`
 	Seats      int         `json:"seats"`
 	Expected   Expectation `json:"expected,omitempty"`
-	GoAt       int64       `json:"go_ns"`
+	// Fault is the injected fault, empty for none.
+	Fault string `json:"fault,omitempty"`
+	// LockTTL is the lock's time to live in nanoseconds; Extend tells
+	// whether holders kept extending it.
+	LockTTL int64 `json:"lock_ttl_ns,omitempty"`
+	Extend  bool  `json:"extend,omitempty"`
+	GoAt    int64 `json:"go_ns"`
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.
 	Incomplete []string `json:"incomplete,omitempty"`

@@ -62,8 +62,7 @@ func Build(f *history.Folder, verdicts []verify.RunVerdict) Summary {
 		ExitCode: verify.ExitCode(verdicts),
 	}
 	for _, rv := range verdicts {
-		attempts, _, _ := f.ForRun(rv.Run.Name)
-		st := Compute(rv.Run, attempts)
+		st := Compute(rv.Run, f.ForRun(rv.Run.Name).Attempts)
 		rs := RunSummary{
 			Name: rv.Run.Name, Mode: rv.Run.Mode, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
 			Contenders: st.Contenders, Seats: rv.Run.Seats,

@@ -24,10 +24,13 @@ const (
 	UpdateOnly Mode = "update-only"
 	// LockPlusUpdate takes the Redis lock, then does the conditional UPDATE.
 	LockPlusUpdate Mode = "lock-plus-update"
+	// Fenced takes a lock that also hands out a fencing token; the sector
+	// accepts a write only from the newest token that has touched it.
+	Fenced Mode = "fenced"
 )
 
-// Modes returns every mode in the order the default matrix runs them.
-func Modes() []Mode { return []Mode{None, LockOnly, UpdateOnly, LockPlusUpdate} }
+// Modes returns every mode in the order matrices run them.
+func Modes() []Mode { return []Mode{None, LockOnly, UpdateOnly, LockPlusUpdate, Fenced} }
 
 // ParseMode returns the mode named s, or an error listing the known modes.
 func ParseMode(s string) (Mode, error) {
@@ -44,13 +47,33 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // UsesLock reports whether contenders in this mode take the Redis lock.
-func (m Mode) UsesLock() bool { return m == LockOnly || m == LockPlusUpdate }
+func (m Mode) UsesLock() bool { return m == LockOnly || m == LockPlusUpdate || m == Fenced }
 
-// Scenario is one race of a matrix: a name, a mode and what it must show.
+// ReadsThenWrites reports whether the mode reads the count and writes it
+// back in two steps (and so depends on something else for exclusion).
+func (m Mode) ReadsThenWrites() bool { return m == None || m == LockOnly || m == Fenced }
+
+// Scenario is one race of a matrix: a name, a mode, an optional fault and
+// what it must show.
 type Scenario struct {
 	Name     string
 	Mode     Mode
+	Fault    Fault // NoFault for none
+	Extend   bool  // holders keep extending the lock's TTL while they work
 	Expected history.Expectation
+}
+
+// CellName names a scenario of a matrix: "mode", "mode/fault" or
+// "mode/fault+extend".
+func CellName(m Mode, f Fault, extend bool) string {
+	name := string(m)
+	if f != NoFault {
+		name += "/" + string(f)
+	}
+	if extend {
+		name += "+extend"
+	}
+	return name
 }
 
 // Load is the matrix `hammer load` runs: every mode once, without faults.

@@ -14,7 +14,7 @@ func (x *index) oversell() []Violation {
 	if sold <= seats {
 		return nil
 	}
-	return []Violation{{CheckOversell, fmt.Sprintf(
+	return []Violation{{Check: CheckOversell, Detail: fmt.Sprintf(
 		"sold %d of %d seats: %d more than exist", sold, seats, sold-seats)}}
 }
 
@@ -28,7 +28,7 @@ func (x *index) conservation() []Violation {
 	}
 	var out []Violation
 	if s.Capacity != x.in.Seats {
-		out = append(out, Violation{CheckConservation, fmt.Sprintf(
+		out = append(out, Violation{Check: CheckConservation, Detail: fmt.Sprintf(
 			"sector %d has capacity %d but the run was configured for %d seats",
 			s.ID, s.Capacity, x.in.Seats)})
 	}
@@ -39,12 +39,12 @@ func (x *index) conservation() []Violation {
 	switch {
 	case sum > s.Capacity:
 		n := sum - s.Capacity
-		out = append(out, Violation{CheckConservation, fmt.Sprintf(
+		out = append(out, Violation{Check: CheckConservation, Detail: fmt.Sprintf(
 			"%s: %s never decremented the counter (%s)", head,
 			plural(n, "sale", "sales"), pick(n, "a lost update", "lost updates"))})
 	case sum < s.Capacity:
 		n := s.Capacity - sum
-		out = append(out, Violation{CheckConservation, fmt.Sprintf(
+		out = append(out, Violation{Check: CheckConservation, Detail: fmt.Sprintf(
 			"%s: %s of the counter %s no sale row", head,
 			plural(n, "decrement", "decrements"), pick(n, "has", "have"))})
 	}
@@ -64,7 +64,7 @@ func (x *index) doubleSold() []Violation {
 		if len(ids) < 2 {
 			continue
 		}
-		out = append(out, Violation{CheckDoubleSold, fmt.Sprintf(
+		out = append(out, Violation{Check: CheckDoubleSold, Detail: fmt.Sprintf(
 			"seat %d sold %d times (requests %s)", seat, len(ids), capList(ids))})
 	}
 	return out
@@ -92,13 +92,13 @@ func (x *index) missingSales() []Violation {
 	}
 	var out []Violation
 	if len(missing) > 0 {
-		out = append(out, Violation{CheckMissingSale, fmt.Sprintf("%s: %s",
+		out = append(out, Violation{Check: CheckMissingSale, Detail: fmt.Sprintf("%s: %s",
 			pick(len(missing), "1 attempt was told it got a seat but has no ledger row",
 				fmt.Sprintf("%d attempts were told they got a seat but have no ledger row", len(missing))),
 			capList(missing))})
 	}
 	if len(moved) > 0 {
-		out = append(out, Violation{CheckMissingSale, fmt.Sprintf("%s: %s",
+		out = append(out, Violation{Check: CheckMissingSale, Detail: fmt.Sprintf("%s: %s",
 			pick(len(moved), "1 attempt was told one seat but its ledger row holds another",
 				fmt.Sprintf("%d attempts were told one seat but their ledger rows hold another", len(moved))),
 			capList(moved))})
@@ -122,13 +122,13 @@ func (x *index) phantomSales() []Violation {
 	}
 	var out []Violation
 	if len(refused) > 0 {
-		out = append(out, Violation{CheckPhantomSale, fmt.Sprintf("%s: %s",
+		out = append(out, Violation{Check: CheckPhantomSale, Detail: fmt.Sprintf("%s: %s",
 			pick(len(refused), "1 ledger row belongs to an attempt that was told it got no seat",
 				fmt.Sprintf("%d ledger rows belong to attempts that were told they got no seat", len(refused))),
 			capList(refused))})
 	}
 	if orphans := x.orphanRows(); len(orphans) > 0 && x.complete() {
-		out = append(out, Violation{CheckPhantomSale, fmt.Sprintf("%s: %s",
+		out = append(out, Violation{Check: CheckPhantomSale, Detail: fmt.Sprintf("%s: %s",
 			pick(len(orphans), "1 ledger row belongs to no attempt in the history",
 				fmt.Sprintf("%d ledger rows belong to no attempt in the history", len(orphans))),
 			capList(orphans))})
@@ -143,7 +143,7 @@ func refusal(atts []history.Attempt) (history.Outcome, bool) {
 		return "", false
 	}
 	for _, a := range atts {
-		if a.Outcome != history.SoldOut && a.Outcome != history.LockTimeout {
+		if a.Outcome != history.SoldOut && a.Outcome != history.LockTimeout && a.Outcome != history.Rejected {
 			return "", false
 		}
 	}
@@ -155,7 +155,12 @@ func refusal(atts []history.Attempt) (history.Outcome, bool) {
 func (x *index) duplicateRequests() []Violation {
 	var inAttempts, inRows []string
 	for _, id := range sortedIDs(x.attempts) {
-		if n := len(x.attempts[id]); n > 1 {
+		// Copies of one request (the duplicate fault) differ in Try.
+		tries := map[int]int{}
+		for _, a := range x.attempts[id] {
+			tries[a.Try]++
+		}
+		if n := len(x.attempts[id]); n > len(tries) {
 			inAttempts = append(inAttempts, fmt.Sprintf("%s (%d attempts)", quoteEmpty(id), n))
 		}
 	}
@@ -166,13 +171,13 @@ func (x *index) duplicateRequests() []Violation {
 	}
 	var out []Violation
 	if len(inAttempts) > 0 {
-		out = append(out, Violation{CheckDuplicateRequest, fmt.Sprintf("%s: %s",
+		out = append(out, Violation{Check: CheckDuplicateRequest, Detail: fmt.Sprintf("%s: %s",
 			pick(len(inAttempts), "1 request id appears in more than one attempt",
 				fmt.Sprintf("%d request ids appear in more than one attempt", len(inAttempts))),
 			capList(inAttempts))})
 	}
 	if len(inRows) > 0 {
-		out = append(out, Violation{CheckDuplicateRequest, fmt.Sprintf("%s: %s",
+		out = append(out, Violation{Check: CheckDuplicateRequest, Detail: fmt.Sprintf("%s: %s",
 			pick(len(inRows), "1 request id appears in more than one ledger row",
 				fmt.Sprintf("%d request ids appear in more than one ledger row", len(inRows))),
 			capList(inRows))})

@@ -13,12 +13,12 @@ func validPartial() Verdict { return Verdict{Status: Valid, Seats: 100, Sold: 97
 
 func oversoldRun() Verdict {
 	return Verdict{Status: Invalid, Seats: 100, Sold: 137, Oversold: 37,
-		Violations: []Violation{{CheckOversell, "sold 137 of 100 seats: 37 more than exist"}}}
+		Violations: []Violation{{Check: CheckOversell, Detail: "sold 137 of 100 seats: 37 more than exist"}}}
 }
 
 func doubleSoldRun() Verdict {
 	return Verdict{Status: Invalid, Seats: 100, Sold: 100,
-		Violations: []Violation{{CheckDoubleSold, "seat 5 sold 2 times (requests a, b)"}}}
+		Violations: []Violation{{Check: CheckDoubleSold, Detail: "seat 5 sold 2 times (requests a, b)"}}}
 }
 
 func unknownRun() Verdict {

@@ -1,6 +1,10 @@
 package verify
 
-import "github.com/hammer-load/hammer/history"
+import (
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+)
 
 // RunVerdict is the verdict of one run of a results folder and whether it
 // holds the run's expectation.
@@ -15,12 +19,17 @@ type RunVerdict struct {
 func Folder(f *history.Folder) []RunVerdict {
 	out := make([]RunVerdict, 0, len(f.Manifest.Runs))
 	for _, run := range f.Manifest.Runs {
-		attempts, sales, sectors := f.ForRun(run.Name)
+		r := f.ForRun(run.Name)
 		v := Check(Input{
 			Seats:      run.Seats,
-			Attempts:   attempts,
-			Sales:      sales,
-			Sector:     pickSector(sectors),
+			Mode:       run.Mode,
+			Fault:      run.Fault,
+			LockTTL:    time.Duration(run.LockTTL),
+			Attempts:   r.Attempts,
+			Sales:      r.Sales,
+			Sector:     pickSector(r.Sectors),
+			Faults:     r.Faults,
+			GoAt:       run.GoAt,
 			Incomplete: run.Incomplete,
 		})
 		ok, reason := Expect(v, run.Expected)

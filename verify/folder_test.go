@@ -28,12 +28,14 @@ func TestFolder(t *testing.T) {
 				{Name: "update-only", Mode: "update-only", Seats: 10, Expected: history.Safe},
 			},
 		},
-		Attempts: append(append([]history.Attempt{}, noneAttempts...), safeAttempts...),
-		Sales:    append(append([]history.Sale{}, noneSales...), safeSales...),
-		Sectors: []history.Sector{
-			{Run: "update-only", ID: 2, Capacity: 50, Available: 50},
-			{Run: "none", ID: 1, Capacity: 100, Available: 0},
-			{Run: "update-only", ID: 1, Capacity: 10, Available: 0},
+		Records: history.Records{
+			Attempts: append(append([]history.Attempt{}, noneAttempts...), safeAttempts...),
+			Sales:    append(append([]history.Sale{}, noneSales...), safeSales...),
+			Sectors: []history.Sector{
+				{Run: "update-only", ID: 2, Capacity: 50, Available: 50},
+				{Run: "none", ID: 1, Capacity: 100, Available: 0},
+				{Run: "update-only", ID: 1, Capacity: 10, Available: 0},
+			},
 		},
 	}
 	got := Folder(f)

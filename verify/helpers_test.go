@@ -69,3 +69,26 @@ func incomplete(in Input, reasons ...string) Input {
 	in.Incomplete = reasons
 	return in
 }
+
+// with changes an Input in place and returns it, for one-line cases.
+func (in Input) with(change func(*Input)) Input {
+	change(&in)
+	return in
+}
+
+// locked adds a lock holder that held the lock from acquired to end (ms
+// after the go signal, which is at 0) and sold seat (0: found it sold out).
+func (r *race) locked(id string, proc int, acquired, end int64, seat int) *race {
+	const ms = int64(1_000_000)
+	a := history.Attempt{
+		Run: "r", Mode: "lock-only", Proc: proc, RequestID: id, Outcome: history.SoldOut,
+		Invoke: acquired * ms, LockAcquired: acquired * ms, DBStart: acquired * ms, DBEnd: end * ms,
+		LockReleased: (end + 1) * ms, Complete: (end + 1) * ms,
+	}
+	if seat > 0 {
+		a.Outcome, a.Seat = history.Sold, seat
+		r.sales = append(r.sales, history.Sale{Run: "r", Sector: 1, Seat: seat, RequestID: id, Worker: "w", SoldAt: end * ms})
+	}
+	r.attempts = append(r.attempts, a)
+	return r
+}

@@ -39,6 +39,9 @@ func (x *index) violations() []Violation {
 		x.missingSales,
 		x.phantomSales,
 		x.duplicateRequests,
+		x.mutualExclusion,
+		x.unexpectedErrors,
+		x.stuckLock,
 	} {
 		out = append(out, check()...)
 	}
@@ -51,6 +54,9 @@ func (x *index) notes() []string {
 	if n := x.lostAcks(); n != "" {
 		out = append(out, n)
 	}
+	if n := x.overlapNote(); n != "" {
+		out = append(out, n)
+	}
 	if orphans := x.orphanRows(); len(orphans) > 0 && !x.complete() {
 		out = append(out, fmt.Sprintf("%s: %s", pick(len(orphans),
 			"1 ledger row belongs to no recorded attempt; with the history incomplete, its attempt may simply be unreported",
@@ -60,15 +66,12 @@ func (x *index) notes() []string {
 	return out
 }
 
-// undetermined lists why a run without violations cannot be called valid:
-// its gaps, then the attempts without a known outcome.
+// undetermined lists why a run without violations cannot be called valid.
+// Attempts without a known outcome alone do not: they are named, their
+// ledger rows are allowed either way, and every check can still be made.
+// What cannot be judged is a history that may lack attempts altogether.
 func (x *index) undetermined() []string {
-	out := x.gaps()
-	if n := x.count(history.Unknown); n > 0 {
-		out = append(out, pick(n, "1 attempt has no known outcome",
-			fmt.Sprintf("%d attempts have no known outcome", n)))
-	}
-	return out
+	return x.gaps()
 }
 
 // gaps lists what is missing from or unreadable in the evidence. They keep
@@ -123,7 +126,7 @@ func (x *index) unrecognised() []string {
 
 func known(o history.Outcome) bool {
 	switch o {
-	case history.Sold, history.SoldOut, history.LockTimeout, history.Error, history.Unknown:
+	case history.Sold, history.SoldOut, history.LockTimeout, history.Rejected, history.Error, history.Unknown:
 		return true
 	}
 	return false

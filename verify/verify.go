@@ -9,6 +9,7 @@ package verify
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hammer-load/hammer/history"
 )
@@ -42,12 +43,23 @@ const (
 	CheckPhantomSale = "phantom-sale"
 	// CheckDuplicateRequest: a request id used more than once.
 	CheckDuplicateRequest = "duplicate-request"
+	// CheckMutualExclusion: two holders of the lock in their critical
+	// sections at once, in a mode where the lock is the guarantee.
+	CheckMutualExclusion = "mutual-exclusion"
+	// CheckUnexpectedError: attempts failed in a run whose fault does not
+	// explain failures.
+	CheckUnexpectedError = "unexpected-error"
+	// CheckStuckLock: contenders gave up on the lock while seats were left.
+	CheckStuckLock = "stuck-lock"
 )
 
 // Violation is one failed check, described in plain words.
 type Violation struct {
 	Check  string `json:"check"`
 	Detail string `json:"detail"`
+	// Story is the shortest chain of recorded events that produced the
+	// violation, in time order and plain words, when one can be told.
+	Story []string `json:"story,omitempty"`
 }
 
 // Input is everything Check looks at for one run and one sector.
@@ -62,6 +74,18 @@ type Input struct {
 	Sector *history.Sector
 	// Incomplete lists why the history may be missing attempts.
 	Incomplete []string
+	// Mode is the run's mode; the lock's mutual exclusion is a safety
+	// property only where the lock is the guarantee (lock-only).
+	Mode string
+	// Fault is the injected fault, empty for none.
+	Fault string
+	// LockTTL is the lock's time to live, for the stories and the slack.
+	LockTTL time.Duration
+	// Faults are the injected fault events, for the stories.
+	Faults []history.FaultEvent
+	// GoAt is when the contenders were released (Unix ns); stories count
+	// time from it.
+	GoAt int64
 }
 
 // Verdict is the result of verifying one run.
@@ -95,6 +119,7 @@ func Check(in Input) Verdict {
 		Oversold: max(0, len(in.Sales)-in.Seats),
 	}
 	v.Violations = idx.violations()
+	idx.addStories(v.Violations)
 	v.Notes = idx.notes()
 	switch {
 	case len(v.Violations) > 0:
@@ -159,6 +184,8 @@ func shortForm(v Verdict, check string, xs []Violation) string {
 			seats = append(seats, seat)
 		}
 		return fmt.Sprintf("%s: %s", plural(len(xs), "seat", "seats"), capList(seats))
+	case CheckMutualExclusion:
+		return plural(countOverlaps(xs), "overlapping pair of holders", "overlapping pairs of holders")
 	}
 	heads := make([]string, 0, len(xs))
 	for _, x := range xs {

@@ -40,7 +40,7 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name:        "partial-sale",
-			in:          new(race).sold(1, 97).refused(3, history.LockTimeout).input(100, 100, 3),
+			in:          new(race).sold(1, 97).refused(3, history.Rejected).input(100, 100, 3),
 			wantStatus:  Valid,
 			wantSummary: "valid: 97/100 sold",
 		},
@@ -88,7 +88,7 @@ func TestCheck(t *testing.T) {
 				attempt("p9-g1", history.Error, 0).row("p9-g1", 99).
 				attempt("p9-g2", history.Error, 0).
 				attempt("p9-g3", history.Sold, 100).row("p9-g3", 100).
-				input(100, 100, 0),
+				input(100, 100, 0).with(func(in *Input) { in.Fault = "partition" }),
 			wantStatus:  Valid,
 			wantSummary: "valid: 100/100 sold",
 		},
@@ -166,7 +166,7 @@ func TestCheck(t *testing.T) {
 			in: incomplete(new(race).sold(1, 80).refused(20, history.Unknown).input(100, 100, 20),
 				"worker 2 exited before reporting"),
 			wantStatus:  Unknown,
-			wantSummary: "unknown: history incomplete: worker 2 exited before reporting; 20 attempts have no known outcome",
+			wantSummary: "unknown: history incomplete: worker 2 exited before reporting",
 		},
 		{
 			name: "incomplete-with-oversell",
@@ -199,6 +199,42 @@ func TestCheck(t *testing.T) {
 				attempt("p9-g1", "timeout", 0).input(100, 100, 1),
 			wantStatus:  Unknown,
 			wantSummary: `unknown: 1 attempt has an unrecognised outcome: p9-g1 ("timeout")`,
+		},
+		{
+			// The lock-only holder of seat 1 paused past its TTL; the next
+			// holder read the same count and sold the same seat.
+			name: "lock-only-overlap",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 160, 165, 1).
+				locked("p1-g3-a0", 1, 170, 175, 2).
+				input(3, 3, 1).with(func(in *Input) { in.Mode, in.LockTTL = "lock-only", 150_000_000 }),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: conservation (available 1 + 3 sale rows = 4, not the capacity 3), double-sold (1 seat: 1), mutual-exclusion (2 overlapping pairs of holders)",
+		},
+		{
+			name: "lock-plus-update-overlap-is-a-note",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 160, 165, 2).
+				input(2, 2, 0).with(func(in *Input) { in.Mode, in.LockTTL = "lock-plus-update", 150_000_000 }),
+			wantStatus:  Valid,
+			wantSummary: "valid: 2/2 sold",
+		},
+		{
+			name:        "unexpected-error",
+			in:          new(race).sold(1, 9).refused(1, history.Error).input(10, 10, 1),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: unexpected-error (1 attempt failed with an error in a run without faults)",
+		},
+		{
+			name:        "stuck-lock",
+			in:          new(race).sold(1, 4).refused(6, history.LockTimeout).input(10, 10, 6),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: stuck-lock (6 contenders gave up waiting for the lock while 6 of 10 seats were still unsold (a lock that never expired, or a --lock-wait too short for the queue))",
+		},
+		{
+			name: "duplicate-copies-are-one-request",
+			in: new(race).sold(1, 2).attempt("p0-g0", history.Rejected, 0).
+				input(2, 2, 0).with(func(in *Input) { in.Attempts[2].Try = 1; in.Fault = "duplicate" }),
+			wantStatus:  Valid,
+			wantSummary: "valid: 2/2 sold",
 		},
 	}
 	for _, tt := range tests {

@@ -166,11 +166,7 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}
 		folder.Manifest.Runs = append(folder.Manifest.Runs, res.Run)
-		folder.Attempts = append(folder.Attempts, res.Attempts...)
-		folder.Sales = append(folder.Sales, res.Sales...)
-		if res.Sector != nil {
-			folder.Sectors = append(folder.Sectors, *res.Sector)
-		}
+		folder.Add(res.Records)
 	}
 	return folder, nil
 }

@@ -9,5 +9,5 @@ import (
 // workerCmd is the hidden subcommand the coordinator starts in each worker
 // process; it speaks the driver's protocol on stdin and stdout.
 func workerCmd(ctx context.Context, io stdio) int {
-	return driver.WorkerMain(ctx, io.in, io.out)
+	return driver.WorkerMain(ctx, io.in, io.out, nil)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -46,7 +47,16 @@ type Options struct {
 	ReadyTimeout time.Duration
 	Seed         uint64
 	Keep         bool // leave the schema and keys in place after the race
-	Worker       Command
+	// PauseFor is how long a pause, a stop or injected latency lasts
+	// (default three lock TTLs: longer than the lock lives).
+	PauseFor time.Duration
+	// RestartRedis, if set, restarts the Redis server without persistence
+	// (a stack hammer manages); the lock-loss fault then loses every key
+	// for real. Without it, lock-loss deletes hammer's own lock key only.
+	RestartRedis func(context.Context) error
+	// Plant names a broken variant the worker binary registered (tests only).
+	Plant  string
+	Worker Command
 	// OnAttempt, if set, is called from one goroutine for every record as it arrives.
 	OnAttempt func(history.Attempt)
 	// OnGo, if set, is called with the worker pids right after the go signal.
@@ -57,10 +67,11 @@ type Options struct {
 // reason its history is incomplete), every attempt, the ledger and the
 // final sector row (nil if it could not be read).
 type Result struct {
-	Run      history.Run
-	Attempts []history.Attempt
-	Sales    []history.Sale
-	Sector   *history.Sector
+	Run history.Run
+	history.Records
+	// Sector is the final sector row (also in Records.Sectors), nil if it
+	// could not be read.
+	Sector *history.Sector
 }
 
 const sectorID = 1
@@ -79,11 +90,18 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	if !o.Keep {
 		defer cleanup(o, schema, prefix)
 	}
+	if o.PauseFor == 0 {
+		o.PauseFor = 3 * o.LockTTL
+	}
 	cfg := workerConfig{
 		Run: name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
 		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
 		LockKey: prefix + "lock:sector:" + fmt.Sprint(sectorID), Sector: sectorID,
 		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
+		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend,
+		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
+		Schedule: schedule(o.Scenario.Fault, o.Seed, name, o.Seats),
+		PauseFor: o.PauseFor, Plant: o.Plant,
 	}
 	ws, err := startWorkers(ctx, o, cfg)
 	if err != nil {
@@ -92,7 +110,8 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	defer ws.shutdown()
 	res := &Result{Run: history.Run{
 		Name: name, Mode: string(o.Scenario.Mode), Procs: o.Procs, Goroutines: o.Goroutines,
-		Seats: o.Seats, Expected: o.Scenario.Expected,
+		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: string(o.Scenario.Fault),
+		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend,
 	}}
 	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
 		return nil, err
@@ -101,12 +120,17 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
 	}
-	res.Attempts, res.Run.Incomplete = ws.collect(ctx, o)
+	strikes := &striker{o: o, fleet: ws, lockKey: cfg.LockKey, left: len(cfg.Schedule)}
+	res.Attempts, res.Faults, res.Run.Incomplete = ws.collect(ctx, o, strikes)
+	res.Faults = append(res.Faults, strikes.finish()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
 	res.Sales, res.Sector, err = readBack(ctx, o.PGURL, schema, name)
 	if err != nil {
 		res.Run.Incomplete = append(res.Run.Incomplete, err.Error())
+	}
+	if res.Sector != nil {
+		res.Sectors = []history.Sector{*res.Sector}
 	}
 	return res, nil
 }
@@ -155,17 +179,23 @@ func cleanup(o Options, schema, prefix string) {
 func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt {
 	seen := make(map[string]bool, len(got))
 	for _, a := range got {
-		seen[a.RequestID] = true
+		seen[attemptKey(&a)] = true
+	}
+	copies := 1
+	if o.Scenario.Fault == scenarios.Duplicate {
+		copies = 2
 	}
 	for p := range o.Procs {
 		for g := range o.Goroutines {
 			for k := range o.Attempts {
-				id := RequestID(p, g, k)
-				if !seen[id] {
-					got = append(got, history.Attempt{
+				for try := range copies {
+					a := history.Attempt{
 						Run: run, Mode: string(o.Scenario.Mode), Proc: p, Goroutine: g,
-						RequestID: id, Outcome: history.Unknown,
-					})
+						RequestID: RequestID(p, g, k), Try: try, Outcome: history.Unknown,
+					}
+					if !seen[attemptKey(&a)] {
+						got = append(got, a)
+					}
 				}
 			}
 		}
@@ -175,11 +205,13 @@ func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt
 
 // worker is one running worker process.
 type worker struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.Reader
-	stderr *tail
-	done   bool // sent its done message
+	cmd     *exec.Cmd
+	stdinMu sync.Mutex // the go signal and resumes may come from two goroutines
+	stdin   io.WriteCloser
+	stdout  io.Reader
+	stderr  *tail
+	done    bool        // sent its done message
+	crashed atomic.Bool // killed on purpose by the crash fault
 }
 
 // fleet is the worker processes of one race and the stream of their output.
@@ -290,17 +322,21 @@ const goDelay = 50 * time.Millisecond
 func (f *fleet) release() int64 {
 	at := time.Now().Add(goDelay).UnixNano()
 	for _, w := range f.ws {
+		w.stdinMu.Lock()
 		// A worker that cannot read its go signal has died; collect notices.
 		_ = json.NewEncoder(w.stdin).Encode(goSignal{At: at})
+		w.stdinMu.Unlock()
 	}
 	return at
 }
 
 // collect gathers attempt records until every worker has finished, the
-// timeout passes or ctx ends. It returns the records and, if the history is
+// timeout passes or ctx ends, handing strike requests to s. It returns the
+// records, the fault events workers reported and, if the history is
 // incomplete, why.
-func (f *fleet) collect(ctx context.Context, o Options) ([]history.Attempt, []string) {
+func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.Attempt, []history.FaultEvent, []string) {
 	var attempts []history.Attempt
+	var events []history.FaultEvent
 	var incomplete []string
 	timer := time.NewTimer(o.Timeout + goDelay)
 	defer timer.Stop()
@@ -314,9 +350,13 @@ func (f *fleet) collect(ctx context.Context, o Options) ([]history.Attempt, []st
 			switch {
 			case ev.eof:
 				open--
-				if ev.end != nil {
+				if ev.end != nil && !f.ws[ev.proc].crashed.Load() {
 					incomplete = append(incomplete, fmt.Sprintf("worker %d: %v", ev.proc, ev.end))
 				}
+			case ev.msg.Strike != nil:
+				s.handle(ctx, *ev.msg.Strike)
+			case ev.msg.Event != nil:
+				events = append(events, *ev.msg.Event)
 			case ev.msg.Attempt != nil:
 				attempts = append(attempts, *ev.msg.Attempt)
 				if o.OnAttempt != nil {
@@ -333,7 +373,7 @@ func (f *fleet) collect(ctx context.Context, o Options) ([]history.Attempt, []st
 			ctx = context.WithoutCancel(ctx)
 		}
 	}
-	return attempts, incomplete
+	return attempts, events, incomplete
 }
 
 // wait reaps every worker and says which ones did not finish cleanly.
@@ -342,6 +382,9 @@ func (f *fleet) wait() []string {
 	for p, w := range f.ws {
 		w.stdin.Close()
 		err := w.cmd.Wait()
+		if w.crashed.Load() {
+			continue // killed on purpose; its lost attempts are marked unknown
+		}
 		if err != nil || !w.done {
 			why := "exited before reporting all attempts"
 			if err != nil {

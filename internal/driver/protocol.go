@@ -33,6 +33,21 @@ type workerConfig struct {
 	LockWait   time.Duration  `json:"lock_wait"`
 	PoolSize   int            `json:"pool_size"`
 	Seed       uint64         `json:"seed"`
+
+	Fault    scenarios.Fault `json:"fault,omitempty"`
+	Extend   bool            `json:"extend,omitempty"`
+	FenceKey string          `json:"fence_key"`
+	// FaultKey counts lock holders (or sales, without a lock) so that the
+	// scheduled ones can be picked out across processes.
+	FaultKey string `json:"fault_key"`
+	// Schedule lists the holder numbers (1-based, in FaultKey order) the
+	// fault strikes.
+	Schedule []int64 `json:"schedule,omitempty"`
+	// PauseFor is how long a pause, a stop or injected latency lasts.
+	PauseFor time.Duration `json:"pause_for,omitempty"`
+	// Plant names a deliberately broken variant registered by a test
+	// binary; empty in the hammer binary.
+	Plant string `json:"plant,omitempty"`
 }
 
 // goSignal releases a worker's contenders at a wall-clock instant shared by
@@ -49,7 +64,29 @@ type message struct {
 	Done    bool             `json:"done,omitempty"`
 	// Fatal is set when the worker could not start (bad URL, server down).
 	Fatal string `json:"fatal,omitempty"`
+	// Strike asks the coordinator to inject a fault on this contender; the
+	// contender waits for a resume (or is killed).
+	Strike *strike `json:"strike,omitempty"`
+	// Event reports a fault the worker injected itself.
+	Event *history.FaultEvent `json:"event,omitempty"`
 }
+
+// strike is a scheduled contender at its fault point.
+type strike struct {
+	Key       string `json:"key"` // attemptKey, to resume it
+	Proc      int    `json:"proc"`
+	Goroutine int    `json:"goroutine"`
+	RequestID string `json:"request_id"`
+}
+
+// control is a line the coordinator writes to a worker after the go signal.
+type control struct {
+	// Resume names the attempt (attemptKey) that may go on.
+	Resume string `json:"resume"`
+}
+
+// attemptKey identifies one copy of one attempt.
+func attemptKey(a *history.Attempt) string { return fmt.Sprintf("%s#%d", a.RequestID, a.Try) }
 
 // RequestID names attempt k of goroutine g in process p. Ids are
 // deterministic so that the coordinator can name the attempts a dead worker

@@ -14,15 +14,20 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/scenarios"
 )
+
+// Plant deliberately breaks a contender. Test binaries register plants to
+// prove that the gate catches classic mistakes; the hammer binary has none.
+type Plant func(c *strategy.Contender, d strategy.Deps)
 
 // WorkerMain is the body of a worker process: it reads its configuration
 // from in, connects, reports ready, waits for the go signal, runs its
-// contenders and streams one record per attempt to out. It returns the
+// contenders and streams one record per attempt to out. plants are the
+// broken variants a test binary offers (nil in hammer). It returns the
 // process exit code.
-func WorkerMain(ctx context.Context, in io.Reader, out io.Writer) int {
+func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[string]Plant) int {
 	dec := json.NewDecoder(bufio.NewReader(in))
 	w := &reporter{enc: json.NewEncoder(out)}
 	var cfg workerConfig
@@ -30,12 +35,20 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer) int {
 		w.send(message{Fatal: fmt.Sprintf("read worker config: %v", err)})
 		return 2
 	}
-	c, closeAll, err := connect(ctx, cfg)
+	plant, ok := plants[cfg.Plant]
+	if cfg.Plant != "" && !ok {
+		w.send(message{Fatal: fmt.Sprintf("unknown planted variant %q", cfg.Plant)})
+		return 2
+	}
+	c, inj, closeAll, err := connect(ctx, cfg, w)
 	if err != nil {
 		w.send(message{Fatal: err.Error()})
 		return 3
 	}
 	defer closeAll()
+	if plant != nil {
+		plant(c, inj.deps)
+	}
 
 	start := make(chan struct{})
 	var warm, done sync.WaitGroup
@@ -46,7 +59,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer) int {
 		go func() {
 			defer done.Done()
 			// Each contender opens its own Redis connection before the start.
-			err := c.Locker.Ping(ctx)
+			err := inj.locker.Ping(ctx)
 			warm.Done()
 			if err != nil {
 				warmErrs <- err
@@ -70,6 +83,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer) int {
 		// The coordinator went away before the start: nothing was attempted.
 		return 3
 	}
+	go inj.listen(dec)
 	time.Sleep(time.Until(time.Unix(0, sig.At)))
 	close(start)
 	done.Wait()
@@ -77,52 +91,77 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// contend makes goroutine g's attempts one after the other.
+// contend makes goroutine g's attempts one after the other; under the
+// duplicate fault each request is sent twice at once.
 func contend(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int, w *reporter) {
-	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Proc)<<32|uint64(g)))
+	copies := 1
+	if cfg.Fault == scenarios.Duplicate {
+		copies = 2
+	}
+	rngs := make([]*rand.Rand, copies)
+	for i := range rngs {
+		rngs[i] = rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Proc)<<32|uint64(g)<<1|uint64(i)))
+	}
 	for k := range cfg.Attempts {
-		a := history.Attempt{
-			Run:       cfg.Run,
-			Mode:      string(cfg.Mode),
-			Proc:      cfg.Proc,
-			Goroutine: g,
-			RequestID: RequestID(cfg.Proc, g, k),
+		var wg sync.WaitGroup
+		for try := range copies {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a := history.Attempt{
+					Run:       cfg.Run,
+					Mode:      string(cfg.Mode),
+					Proc:      cfg.Proc,
+					Goroutine: g,
+					RequestID: RequestID(cfg.Proc, g, k),
+					Try:       try,
+				}
+				c.Attempt(ctx, &a, rngs[try])
+				w.send(message{Attempt: &a})
+			}()
 		}
-		c.Attempt(ctx, &a, rng)
-		w.send(message{Attempt: &a})
+		wg.Wait()
 	}
 }
 
-// connect opens the worker's Redis client and PostgreSQL pool and warms the pool.
-func connect(ctx context.Context, cfg workerConfig) (*strategy.Contender, func(), error) {
+// connect opens the worker's Redis client and PostgreSQL pool, warms the
+// pool and wires the contender of the configured mode.
+func connect(ctx context.Context, cfg workerConfig, w *reporter) (*strategy.Contender, *injector, func(), error) {
 	opt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("redis url: %w", err)
+		return nil, nil, nil, fmt.Errorf("redis url: %w", err)
 	}
-	// One connection per contender: waiting for a pooled connection would
-	// blur the lock-wait measurement.
-	opt.PoolSize = cfg.Goroutines
+	// One connection per contender (two under the duplicate fault):
+	// waiting for a pooled connection would blur the lock-wait measurement.
+	opt.PoolSize = 2*cfg.Goroutines + 2
 	opt.DialTimeout = 5 * time.Second
 	rdb := redis.NewClient(opt)
 	store, err := inventory.Open(ctx, cfg.PGURL, cfg.Schema, cfg.PoolSize)
 	if err != nil {
 		rdb.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	closeAll := func() { store.Close(); rdb.Close() }
 	if err := store.Warm(ctx); err != nil {
 		closeAll()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &strategy.Contender{
-		Mode:     cfg.Mode,
-		Locker:   redislock.New(rdb, redislock.DefaultBackoff()),
+	inj := newInjector(cfg, rdb, w)
+	inj.deps = strategy.Deps{
+		Locker:   inj.locker,
 		Store:    store,
 		Sector:   cfg.Sector,
 		LockKey:  cfg.LockKey,
+		FenceKey: cfg.FenceKey,
 		LockTTL:  cfg.LockTTL,
 		LockWait: cfg.LockWait,
-	}, closeAll, nil
+		Extend:   cfg.Extend,
+		World:    inj.world,
+	}
+	if cfg.Fault != scenarios.NoFault {
+		inj.deps.Faults = inj
+	}
+	return strategy.New(cfg.Mode, inj.deps), inj, closeAll, nil
 }
 
 // reporter serialises messages from many goroutines onto one stream.

@@ -12,15 +12,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hammer-load/hammer/fixtures"
 	"github.com/hammer-load/hammer/history"
 )
 
-// ErrSoldOut means the sector had no seat left when the contender looked.
-var ErrSoldOut = errors.New("sold out")
+// Sentinel errors for the expected ways a sale does not happen.
+var (
+	// ErrSoldOut means the sector had no seat left when the contender looked.
+	ErrSoldOut = errors.New("sold out")
+	// ErrFenced means a newer fencing token had touched the sector.
+	ErrFenced = errors.New("fenced out by a newer lock holder")
+	// ErrDuplicate means the request id had already bought a seat.
+	ErrDuplicate = errors.New("request already served")
+)
 
 // SchemaPrefix starts the name of every schema hammer creates.
 const SchemaPrefix = "hammer_"
@@ -142,19 +151,47 @@ func (s *Store) Warm(ctx context.Context) error {
 // Close closes the pool.
 func (s *Store) Close() { s.pool.Close() }
 
+// Querier runs a statement: a transaction or the pool.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
 // Request is one contender's purchase.
 type Request struct {
 	Sector    int
 	RequestID string
 	Worker    string
 	StartedAt time.Time
+	// Token is the fencing token of the lock holder (SellFenced only).
+	Token int64
+	// MidWrite, if set, is called between the first statement of the sale
+	// and the rest (between the read and the write of a read-then-write;
+	// inside the transaction after the UPDATE of an atomic sale). An error
+	// aborts the sale. Fault injection hooks in here.
+	MidWrite func(ctx context.Context, q Querier) error
+}
+
+// Result is what a sale saw and did.
+type Result struct {
+	Seat int
+	// Read is the available count a read-then-write saw, at ReadAt; nil
+	// for an atomic sale.
+	Read   *int
+	ReadAt time.Time
+}
+
+func (r Request) midWrite(ctx context.Context, q Querier) error {
+	if r.MidWrite == nil {
+		return nil
+	}
+	return r.MidWrite(ctx, q)
 }
 
 // SellReadWrite reads the sector's available count, then writes back that
 // count minus one and inserts a sale for the seat it thinks is next. Two
 // contenders that read the same count both sell the same seat: this is the
 // race the locks are meant to close.
-func (s *Store) SellReadWrite(ctx context.Context, r Request) (seat int, err error) {
+func (s *Store) SellReadWrite(ctx context.Context, r Request) (res Result, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var capacity, available int
 		err := tx.QueryRow(ctx, "SELECT capacity, available FROM sectors WHERE id = $1", r.Sector).
@@ -162,40 +199,89 @@ func (s *Store) SellReadWrite(ctx context.Context, r Request) (seat int, err err
 		if err != nil {
 			return fmt.Errorf("read sector: %w", err)
 		}
+		res.Read, res.ReadAt = &available, time.Now()
 		if available <= 0 {
 			return ErrSoldOut
 		}
-		seat = capacity - available + 1
+		if err := r.midWrite(ctx, tx); err != nil {
+			return err
+		}
+		res.Seat = capacity - available + 1
 		if _, err := tx.Exec(ctx, "UPDATE sectors SET available = $2 WHERE id = $1", r.Sector, available-1); err != nil {
 			return fmt.Errorf("write sector: %w", err)
 		}
-		return insertSale(ctx, tx, r, seat)
+		return insertSale(ctx, tx, r, res.Seat)
 	})
-	return seat, err
+	return res, err
 }
 
 // SellAtomic takes a seat with one conditional UPDATE … WHERE available > 0
 // and records the sale in the same transaction.
-func (s *Store) SellAtomic(ctx context.Context, r Request) (seat int, err error) {
+func (s *Store) SellAtomic(ctx context.Context, r Request) (res Result, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx,
 			"UPDATE sectors SET available = available - 1 WHERE id = $1 AND available > 0 RETURNING capacity - available",
-			r.Sector).Scan(&seat)
+			r.Sector).Scan(&res.Seat)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrSoldOut
 		}
 		if err != nil {
 			return fmt.Errorf("update sector: %w", err)
 		}
-		return insertSale(ctx, tx, r, seat)
+		if err := r.midWrite(ctx, tx); err != nil {
+			return err
+		}
+		return insertSale(ctx, tx, r, res.Seat)
 	})
-	return seat, err
+	return res, err
+}
+
+// SellFenced is a read-then-write guarded by the holder's fencing token.
+// The read claims the sector for the token (it fails if a newer token got
+// there first); the write, in a second transaction, goes through only while
+// the sector still carries that token. A holder that wakes up after its
+// lock passed to someone else is rejected instead of selling a seat twice.
+func (s *Store) SellFenced(ctx context.Context, r Request) (res Result, err error) {
+	var capacity, available int
+	err = s.pool.QueryRow(ctx,
+		"UPDATE sectors SET fence = $2 WHERE id = $1 AND fence < $2 RETURNING capacity, available",
+		r.Sector, r.Token).Scan(&capacity, &available)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return res, ErrFenced
+	}
+	if err != nil {
+		return res, fmt.Errorf("claim sector: %w", err)
+	}
+	res.Read, res.ReadAt = &available, time.Now()
+	if available <= 0 {
+		return res, ErrSoldOut
+	}
+	if err := r.midWrite(ctx, s.pool); err != nil {
+		return res, err
+	}
+	res.Seat = capacity - available + 1
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE sectors SET available = $3 WHERE id = $1 AND fence = $2",
+			r.Sector, r.Token, available-1)
+		if err != nil {
+			return fmt.Errorf("write sector: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrFenced
+		}
+		return insertSale(ctx, tx, r, res.Seat)
+	})
+	return res, err
 }
 
 func insertSale(ctx context.Context, tx pgx.Tx, r Request, seat int) error {
 	_, err := tx.Exec(ctx,
 		"INSERT INTO sales (sector_id, seat, request_id, worker, started_at) VALUES ($1, $2, $3, $4, $5)",
 		r.Sector, seat, r.RequestID, r.Worker, r.StartedAt)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.UniqueViolation && pgErr.ConstraintName == "sales_request_id_key" {
+		return ErrDuplicate
+	}
 	if err != nil {
 		return fmt.Errorf("insert sale: %w", err)
 	}

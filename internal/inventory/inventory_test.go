@@ -58,6 +58,51 @@ func store(t *testing.T, seats int) (*inventory.Store, string) {
 	return s, pgURL
 }
 
+type seller func(context.Context, inventory.Request) (inventory.Result, error)
+
+// fenced sells with a fresh, growing fencing token each time.
+func fenced(s *inventory.Store) seller {
+	var token int64
+	return func(ctx context.Context, r inventory.Request) (inventory.Result, error) {
+		token++
+		r.Token = token
+		return s.SellFenced(ctx, r)
+	}
+}
+
+// TestFencedRejectsStaleToken: once a newer token touched the sector, an
+// older holder can neither read-claim nor write.
+func TestFencedRejectsStaleToken(t *testing.T) {
+	ctx := context.Background()
+	s, _ := store(t, 5)
+	stale := request("stale")
+	stale.Token = 1
+	var newer inventory.Result
+	stale.MidWrite = func(ctx context.Context, _ inventory.Querier) error {
+		// While the old holder sits between its read and its write, a newer
+		// holder claims the sector and sells.
+		r := request("newer")
+		r.Token = 2
+		var err error
+		newer, err = s.SellFenced(ctx, r)
+		return err
+	}
+	if _, err := s.SellFenced(ctx, stale); !errors.Is(err, inventory.ErrFenced) {
+		t.Fatalf("stale write: %v, want ErrFenced", err)
+	}
+	if newer.Seat != 1 {
+		t.Fatalf("newer holder got seat %d, want 1", newer.Seat)
+	}
+	late := request("late")
+	late.Token = 1
+	if _, err := s.SellFenced(ctx, late); !errors.Is(err, inventory.ErrFenced) {
+		t.Fatalf("stale claim: %v, want ErrFenced", err)
+	}
+	if sales, _ := s.Ledger(ctx, "r"); len(sales) != 1 {
+		t.Fatalf("%d sales, want 1", len(sales))
+	}
+}
+
 func request(id string) inventory.Request {
 	return inventory.Request{Sector: 1, RequestID: id, Worker: "test", StartedAt: time.Now()}
 }
@@ -67,10 +112,11 @@ func request(id string) inventory.Request {
 func TestSellUntilSoldOut(t *testing.T) {
 	tests := []struct {
 		name string
-		sell func(*inventory.Store) func(context.Context, inventory.Request) (int, error)
+		sell func(*inventory.Store) seller
 	}{
-		{"atomic", func(s *inventory.Store) func(context.Context, inventory.Request) (int, error) { return s.SellAtomic }},
-		{"read-write", func(s *inventory.Store) func(context.Context, inventory.Request) (int, error) { return s.SellReadWrite }},
+		{"atomic", func(s *inventory.Store) seller { return s.SellAtomic }},
+		{"read-write", func(s *inventory.Store) seller { return s.SellReadWrite }},
+		{"fenced", func(s *inventory.Store) seller { return fenced(s) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,9 +124,9 @@ func TestSellUntilSoldOut(t *testing.T) {
 			s, _ := store(t, 3)
 			sell := tt.sell(s)
 			for want := 1; want <= 3; want++ {
-				seat, err := sell(ctx, request(tt.name+string(rune('a'+want))))
-				if err != nil || seat != want {
-					t.Fatalf("sale %d: seat %d, err %v", want, seat, err)
+				res, err := sell(ctx, request(tt.name+string(rune('a'+want))))
+				if err != nil || res.Seat != want {
+					t.Fatalf("sale %d: seat %d, err %v", want, res.Seat, err)
 				}
 			}
 			if _, err := sell(ctx, request(tt.name+"-late")); !errors.Is(err, inventory.ErrSoldOut) {
@@ -118,8 +164,8 @@ func TestDatabaseBackstops(t *testing.T) {
 	if _, err := conn.Exec(ctx, "UPDATE "+schema+".sectors SET available = 1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SellAtomic(ctx, request("once")); err == nil {
-		t.Error("the same request id sold twice")
+	if _, err := s.SellAtomic(ctx, request("once")); !errors.Is(err, inventory.ErrDuplicate) {
+		t.Errorf("the same request id again: %v, want ErrDuplicate", err)
 	}
 }
 

@@ -37,23 +37,31 @@ func DefaultBackoff() Backoff {
 
 // Locker takes and releases locks on one Redis.
 type Locker struct {
-	rdb     redis.Cmdable
-	release *redis.Script
-	backoff Backoff
+	rdb                            redis.Cmdable
+	release, acquireFenced, extend *redis.Script
+	backoff                        Backoff
 }
 
 // New returns a Locker over rdb that waits with the given backoff.
 func New(rdb redis.Cmdable, b Backoff) *Locker {
-	return &Locker{rdb: rdb, release: redis.NewScript(fixtures.ReleaseScript()), backoff: b}
+	return &Locker{
+		rdb:           rdb,
+		release:       redis.NewScript(fixtures.ReleaseScript()),
+		acquireFenced: redis.NewScript(fixtures.AcquireFencedScript()),
+		extend:        redis.NewScript(fixtures.ExtendScript()),
+		backoff:       b,
+	}
 }
 
 // Ping checks that Redis answers, opening a connection if none is idle.
 func (l *Locker) Ping(ctx context.Context) error { return l.rdb.Ping(ctx).Err() }
 
-// Lease is a held lock: the key and the token that proves ownership.
+// Lease is a held lock: the key and the token that proves ownership, and
+// for a fenced lock the fencing token.
 type Lease struct {
 	Key   string
 	Token string
+	Fence int64
 }
 
 // TryAcquire makes one SET NX PX attempt. ok is false when someone else holds the key.
@@ -72,19 +80,53 @@ func (l *Locker) TryAcquire(ctx context.Context, key string, ttl time.Duration) 
 	return Lease{Key: key, Token: token}, true, nil
 }
 
+// TryAcquireFenced makes one attempt at a fenced lock: SET NX PX and, if it
+// succeeded, INCR of fenceKey, in one script. The lease carries the new
+// fencing token, which grows with every acquisition while Redis keeps its data.
+func (l *Locker) TryAcquireFenced(ctx context.Context, key, fenceKey string, ttl time.Duration) (Lease, bool, error) {
+	token, err := newToken()
+	if err != nil {
+		return Lease{}, false, err
+	}
+	fence, err := l.acquireFenced.Run(ctx, l.rdb, []string{key, fenceKey}, token, ttl.Milliseconds()).Int64()
+	switch {
+	case err != nil:
+		return Lease{}, false, fmt.Errorf("acquire %s: %w", key, err)
+	case fence == 0:
+		return Lease{}, false, nil
+	}
+	return Lease{Key: key, Token: token, Fence: fence}, true, nil
+}
+
 // Acquire retries TryAcquire with jittered exponential backoff until it gets
 // the lock, wait has passed (ErrTimeout), or ctx ends. rng supplies the
 // jitter so that a seeded run backs off the same way every time.
 func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duration, rng *rand.Rand) (Lease, error) {
+	return l.Retry(ctx, wait, rng, func() (Lease, bool, error) { return l.TryAcquire(ctx, key, ttl) })
+}
+
+// AcquireFenced is Acquire for a fenced lock.
+func (l *Locker) AcquireFenced(ctx context.Context, key, fenceKey string, ttl, wait time.Duration, rng *rand.Rand) (Lease, error) {
+	return l.Retry(ctx, wait, rng, func() (Lease, bool, error) { return l.TryAcquireFenced(ctx, key, fenceKey, ttl) })
+}
+
+// Retry calls try with jittered exponential backoff until it takes the
+// lock or wait has passed. Errors count as a failed try (a restarting Redis
+// answers again soon); if the last try failed with an error, that error is
+// returned instead of ErrTimeout.
+func (l *Locker) Retry(ctx context.Context, wait time.Duration, rng *rand.Rand, try func() (Lease, bool, error)) (Lease, error) {
 	deadline := time.Now().Add(wait)
 	sleep := l.backoff.Min
 	for {
-		lease, ok, err := l.TryAcquire(ctx, key, ttl)
-		if err != nil || ok {
-			return lease, err
+		lease, ok, err := try()
+		if ok {
+			return lease, nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
+			if err != nil {
+				return Lease{}, err
+			}
 			return Lease{}, ErrTimeout
 		}
 		t := time.NewTimer(min(jitter(sleep, rng), left))
@@ -96,6 +138,25 @@ func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duratio
 		}
 		sleep = min(sleep*2, l.backoff.Max)
 	}
+}
+
+// Extend resets the lease's TTL if the lock is still ours; false means it
+// was lost.
+func (l *Locker) Extend(ctx context.Context, lease Lease, ttl time.Duration) (bool, error) {
+	n, err := l.extend.Run(ctx, l.rdb, []string{lease.Key}, lease.Token, ttl.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("extend %s: %w", lease.Key, err)
+	}
+	return n == 1, nil
+}
+
+// Holder returns the token that holds key now, or "" if nobody does.
+func (l *Locker) Holder(ctx context.Context, key string) (string, error) {
+	v, err := l.rdb.Get(ctx, key).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	return v, err
 }
 
 // Release deletes the lock only if it still holds the lease's token. It

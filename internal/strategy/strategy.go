@@ -1,6 +1,7 @@
 // Package strategy is what one contender does in each mode: take the lock if
 // the mode has one, try to take a seat, release the lock, and stamp every
-// phase of the attempt on its history record.
+// phase of the attempt on its history record. Faults hook in at named
+// points of an attempt.
 package strategy
 
 import (
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
@@ -16,15 +18,93 @@ import (
 	"github.com/hammer-load/hammer/scenarios"
 )
 
+// Point names a moment of an attempt where a fault can strike.
+type Point string
+
+// The points of an attempt, in the order an attempt reaches them.
+const (
+	// AcquireGap is inside a lock acquisition made of several commands
+	// (only planted, broken locks have one).
+	AcquireGap Point = "acquire-gap"
+	// Holding is right after the lock was taken, or right before the sale
+	// of a mode without a lock.
+	Holding Point = "holding"
+	// MidWrite is between the read and the write of a read-then-write, or
+	// inside the transaction after the UPDATE of an atomic sale.
+	MidWrite Point = "mid-write"
+	// AfterWrite is after the sale was decided, before the lock is released.
+	AfterWrite Point = "after-write"
+)
+
+// Faults injects failures at the points of an attempt. q runs statements in
+// the sale's transaction at MidWrite and is nil elsewhere.
+type Faults interface {
+	At(ctx context.Context, a *history.Attempt, p Point, q inventory.Querier) error
+}
+
+// Lock is the per-sector lock of a mode.
+type Lock interface {
+	// Acquire takes the lock, waiting as the lock's policy says. A lock
+	// made of several commands calls gap between them.
+	Acquire(ctx context.Context, rng *rand.Rand, gap func(context.Context) error) (redislock.Lease, error)
+	// Release gives the lock back; false means it was no longer ours.
+	Release(ctx context.Context, l redislock.Lease) (bool, error)
+	// Extend resets the lock's TTL; false means it was no longer ours.
+	Extend(ctx context.Context, l redislock.Lease) (bool, error)
+}
+
 // Contender holds what every attempt of one mode needs.
 type Contender struct {
-	Mode     scenarios.Mode
+	Mode   scenarios.Mode
+	Lock   Lock // nil for modes without a lock
+	Sell   func(context.Context, inventory.Request) (inventory.Result, error)
+	Sector int
+	// Faults is nil when nothing is injected.
+	Faults Faults
+	// ExtendEvery, if positive, extends the lock's TTL at this interval
+	// while the holder works (the heartbeat lock tutorials recommend).
+	ExtendEvery time.Duration
+	// World is held for writing while the process is paused; heartbeats
+	// hold it for reading, so a pause stops them as it would stop a
+	// process. Nil when nothing pauses.
+	World *sync.RWMutex
+}
+
+// Deps are what New wires a contender from.
+type Deps struct {
 	Locker   *redislock.Locker
 	Store    *inventory.Store
 	Sector   int
 	LockKey  string
+	FenceKey string
 	LockTTL  time.Duration
 	LockWait time.Duration
+	Extend   bool
+	Faults   Faults
+	World    *sync.RWMutex
+}
+
+// New returns the contender of a mode.
+func New(mode scenarios.Mode, d Deps) *Contender {
+	c := &Contender{Mode: mode, Sector: d.Sector, Faults: d.Faults, World: d.World}
+	lock := &RedisLock{Locker: d.Locker, Key: d.LockKey, TTL: d.LockTTL, Wait: d.LockWait}
+	switch mode {
+	case scenarios.None:
+		c.Sell = d.Store.SellReadWrite
+	case scenarios.LockOnly:
+		c.Lock, c.Sell = lock, d.Store.SellReadWrite
+	case scenarios.UpdateOnly:
+		c.Sell = d.Store.SellAtomic
+	case scenarios.LockPlusUpdate:
+		c.Lock, c.Sell = lock, d.Store.SellAtomic
+	case scenarios.Fenced:
+		lock.FenceKey = d.FenceKey
+		c.Lock, c.Sell = lock, d.Store.SellFenced
+	}
+	if d.Extend && c.Lock != nil {
+		c.ExtendEvery = d.LockTTL / 3
+	}
+	return c
 }
 
 // Attempt makes one purchase and fills in a: its timestamps, outcome, seat
@@ -32,8 +112,17 @@ type Contender struct {
 func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Rand) {
 	a.Invoke = now()
 	defer func() { a.Complete = now() }()
-	if c.Mode.UsesLock() {
-		lease, err := c.Locker.Acquire(ctx, c.LockKey, c.LockTTL, c.LockWait, rng)
+	req := inventory.Request{
+		Sector:    c.Sector,
+		RequestID: a.RequestID,
+		Worker:    WorkerName(a.Proc, a.Goroutine),
+		StartedAt: time.Unix(0, a.Invoke),
+		MidWrite: func(ctx context.Context, q inventory.Querier) error {
+			return c.at(ctx, a, MidWrite, q)
+		},
+	}
+	if c.Lock != nil {
+		lease, err := c.Lock.Acquire(ctx, rng, func(ctx context.Context) error { return c.at(ctx, a, AcquireGap, nil) })
 		if err != nil {
 			if errors.Is(err, redislock.ErrTimeout) {
 				a.Outcome = history.LockTimeout
@@ -42,36 +131,82 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 			}
 			return
 		}
-		a.LockAcquired = now()
-		defer c.release(ctx, a, lease)
+		a.LockAcquired, a.Token, req.Token = now(), lease.Fence, lease.Fence
+		stop := c.heartbeat(ctx, lease)
+		defer func() {
+			stop()
+			c.release(ctx, a, lease)
+		}()
 	}
-	req := inventory.Request{
-		Sector:    c.Sector,
-		RequestID: a.RequestID,
-		Worker:    WorkerName(a.Proc, a.Goroutine),
-		StartedAt: time.Unix(0, a.Invoke),
-	}
-	sell := c.Store.SellAtomic
-	if c.Mode == scenarios.None || c.Mode == scenarios.LockOnly {
-		sell = c.Store.SellReadWrite
+	if err := c.at(ctx, a, Holding, nil); err != nil {
+		a.Outcome, a.Err = history.Error, err.Error()
+		return
 	}
 	a.DBStart = now()
-	seat, err := sell(ctx, req)
+	res, err := c.Sell(ctx, req)
 	a.DBEnd = now()
+	if res.Read != nil {
+		a.ReadAt, a.ReadAvailable = res.ReadAt.UnixNano(), res.Read
+	}
 	switch {
 	case err == nil:
-		a.Outcome, a.Seat = history.Sold, seat
+		a.Outcome, a.Seat = history.Sold, res.Seat
 	case errors.Is(err, inventory.ErrSoldOut):
 		a.Outcome = history.SoldOut
+	case errors.Is(err, inventory.ErrFenced), errors.Is(err, inventory.ErrDuplicate):
+		a.Outcome, a.Err = history.Rejected, err.Error()
 	default:
 		a.Outcome, a.Err = history.Error, err.Error()
 	}
+	if err := c.at(ctx, a, AfterWrite, nil); err != nil && a.Err == "" {
+		a.Err = err.Error()
+	}
+}
+
+func (c *Contender) at(ctx context.Context, a *history.Attempt, p Point, q inventory.Querier) error {
+	if c.Faults == nil {
+		return nil
+	}
+	return c.Faults.At(ctx, a, p, q)
+}
+
+// heartbeat extends the lock every ExtendEvery until the returned stop is
+// called. Without ExtendEvery it does nothing.
+func (c *Contender) heartbeat(ctx context.Context, lease redislock.Lease) (stop func()) {
+	if c.ExtendEvery <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(c.ExtendEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if c.World != nil {
+					c.World.RLock()
+				}
+				ours, err := c.Lock.Extend(ctx, lease)
+				if c.World != nil {
+					c.World.RUnlock()
+				}
+				if err == nil && !ours {
+					return // lost: nothing left to extend
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // release gives the lock back. A failed release does not change the
 // attempt's outcome (the sale is decided by then) but is recorded.
 func (c *Contender) release(ctx context.Context, a *history.Attempt, lease redislock.Lease) {
-	ours, err := c.Locker.Release(context.WithoutCancel(ctx), lease)
+	ours, err := c.Lock.Release(context.WithoutCancel(ctx), lease)
 	a.LockReleased = now()
 	switch {
 	case err != nil && a.Err == "":
@@ -79,6 +214,38 @@ func (c *Contender) release(ctx context.Context, a *history.Attempt, lease redis
 	case err == nil && !ours:
 		a.LockLost = true
 	}
+}
+
+// RedisLock is the lock under test: SET NX PX with a random token, released
+// by the owner-checked script, optionally handing out fencing tokens.
+type RedisLock struct {
+	Locker *redislock.Locker
+	Key    string
+	// FenceKey, if set, makes the lock fenced: every acquisition also
+	// increments this counter and the lease carries the new value.
+	FenceKey string
+	TTL      time.Duration
+	Wait     time.Duration
+}
+
+var _ Lock = (*RedisLock)(nil)
+
+// Acquire takes the lock, retrying with backoff for up to Wait.
+func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.Context) error) (redislock.Lease, error) {
+	if l.FenceKey != "" {
+		return l.Locker.AcquireFenced(ctx, l.Key, l.FenceKey, l.TTL, l.Wait, rng)
+	}
+	return l.Locker.Acquire(ctx, l.Key, l.TTL, l.Wait, rng)
+}
+
+// Release deletes the lock if it is still ours.
+func (l *RedisLock) Release(ctx context.Context, lease redislock.Lease) (bool, error) {
+	return l.Locker.Release(ctx, lease)
+}
+
+// Extend resets the TTL if the lock is still ours.
+func (l *RedisLock) Extend(ctx context.Context, lease redislock.Lease) (bool, error) {
+	return l.Locker.Extend(ctx, lease, l.TTL)
 }
 
 // WorkerName names a contender in the ledger: process and goroutine.

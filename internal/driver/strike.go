@@ -1,0 +1,183 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// schedule picks, from the seed, which lock holders a scheduled fault
+// strikes: holder numbers in the first half of the sale, so that seats are
+// still left when the fault hits.
+func schedule(f scenarios.Fault, seed uint64, run string, seats int) []int64 {
+	if !f.Scheduled() {
+		return nil
+	}
+	count := 1
+	if f == scenarios.Pause || f == scenarios.ShortTTL {
+		count = 2
+	}
+	h := fnv.New64a()
+	h.Write([]byte(run))
+	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
+	hi := max(seats/2, 2*count+2)
+	var out []int64
+	for len(out) < count {
+		n := int64(2 + rng.IntN(hi-1))
+		// Slow release also strikes the next holder: keep them apart.
+		if !slices.Contains(out, n) && !slices.Contains(out, n-1) && !slices.Contains(out, n+1) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// striker is the coordinator's side of fault injection: it stops, kills or
+// loses the lock of the contenders that reach their fault point, records
+// each fault, and resumes them.
+type striker struct {
+	o       Options
+	fleet   *fleet
+	lockKey string
+	left    int // strikes still to make; later requests resume at once
+
+	mu     sync.Mutex
+	events []history.FaultEvent
+	wg     sync.WaitGroup
+}
+
+// handle acts on one strike request without blocking the collector.
+func (s *striker) handle(ctx context.Context, st strike) {
+	if s.left <= 0 {
+		s.fleet.resume(st.Proc, st.Key)
+		return
+	}
+	s.left--
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		start := time.Now()
+		detail, err := s.inject(ctx, st)
+		if err != nil {
+			detail = fmt.Sprintf("%s failed: %v", s.o.Scenario.Fault, err)
+		}
+		s.mu.Lock()
+		s.events = append(s.events, history.FaultEvent{
+			Run: s.o.Scenario.Name, Fault: string(s.o.Scenario.Fault), Proc: st.Proc, Goroutine: st.Goroutine,
+			RequestID: st.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
+		})
+		s.mu.Unlock()
+	}()
+}
+
+// inject does the fault and says in words what it did.
+func (s *striker) inject(ctx context.Context, st strike) (string, error) {
+	w := s.fleet.ws[st.Proc]
+	pid := w.cmd.Process.Pid
+	switch s.o.Scenario.Fault {
+	case scenarios.PauseStop:
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			return "", err
+		}
+		time.Sleep(s.o.PauseFor)
+		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+			return "", err
+		}
+		s.fleet.resume(st.Proc, st.Key)
+		return fmt.Sprintf("SIGSTOP of worker %d (pid %d) between its read and its write, SIGCONT %s later", st.Proc, pid, s.o.PauseFor), nil
+	case scenarios.Crash:
+		w.crashed.Store(true)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("SIGKILL of worker %d (pid %d) in the middle of its sale", st.Proc, pid), nil
+	case scenarios.LockLoss:
+		how, err := s.loseLock(ctx)
+		if err != nil {
+			s.fleet.resume(st.Proc, st.Key)
+			return "", err
+		}
+		taken := s.awaitNewHolder(ctx)
+		s.fleet.resume(st.Proc, st.Key)
+		return fmt.Sprintf("%s while %s held it; %s", how, st.RequestID, taken), nil
+	}
+	s.fleet.resume(st.Proc, st.Key)
+	return "", fmt.Errorf("fault %q has no coordinator action", s.o.Scenario.Fault)
+}
+
+// loseLock makes the lock key vanish: a real Redis restart when the stack
+// is hammer's own, else the deletion of hammer's own lock key only.
+func (s *striker) loseLock(ctx context.Context) (string, error) {
+	if s.o.RestartRedis != nil {
+		if err := s.o.RestartRedis(ctx); err != nil {
+			return "", fmt.Errorf("restart redis: %w", err)
+		}
+		return "Redis restarted without persistence (every key lost)", nil
+	}
+	rdb, err := s.redis()
+	if err != nil {
+		return "", err
+	}
+	defer rdb.Close()
+	if err := rdb.Del(ctx, s.lockKey).Err(); err != nil {
+		return "", err
+	}
+	return "the lock key was deleted (emulating a restart or failover of an external Redis)", nil
+}
+
+// awaitNewHolder waits until another contender holds the lost lock, so the
+// resumed holder and the new one overlap.
+func (s *striker) awaitNewHolder(ctx context.Context) string {
+	rdb, err := s.redis()
+	if err != nil {
+		return "could not watch the lock: " + err.Error()
+	}
+	defer rdb.Close()
+	locker := redislock.New(rdb, redislock.DefaultBackoff())
+	deadline := time.Now().Add(10 * s.o.LockTTL)
+	for time.Now().Before(deadline) {
+		if h, err := locker.Holder(ctx, s.lockKey); err == nil && h != "" {
+			return "another contender took the lock, then the old holder went on"
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return "nobody took the lock before the old holder went on"
+}
+
+func (s *striker) redis() (*redis.Client, error) {
+	opt, err := redis.ParseURL(s.o.RedisURL)
+	if err != nil {
+		return nil, err
+	}
+	return redis.NewClient(opt), nil
+}
+
+// finish waits for strikes in progress and returns the fault events.
+func (s *striker) finish() []history.FaultEvent {
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.events
+}
+
+// resume tells worker proc that the attempt key may go on.
+func (f *fleet) resume(proc int, key string) {
+	w := f.ws[proc]
+	w.stdinMu.Lock()
+	defer w.stdinMu.Unlock()
+	// A worker that cannot read has died; the collector notices.
+	_ = json.NewEncoder(w.stdin).Encode(control{Resume: key})
+}

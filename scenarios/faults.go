@@ -1,0 +1,88 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fault is a failure hammer injects during a race. Faults are driven by the
+// coordinator on a schedule derived from the seed and recorded in the
+// history with their start and end.
+type Fault string
+
+// The faults hammer can inject. See the README for what each one does.
+const (
+	// NoFault races without injecting anything.
+	NoFault Fault = ""
+	// Pause stops scheduled lock holders between their read and their write
+	// (a pause point inside the worker) for three lock TTLs.
+	Pause Fault = "pause"
+	// PauseStop sends SIGSTOP to the worker process of a scheduled lock
+	// holder between its read and its write, and SIGCONT three TTLs later.
+	PauseStop Fault = "pause-stop"
+	// ShortTTL makes the critical section of scheduled holders longer than
+	// the lock TTL by injecting database latency (pg_sleep).
+	ShortTTL Fault = "short-ttl"
+	// LockLoss makes the lock key disappear while it is held: a real Redis
+	// restart without persistence on a stack hammer manages, the deletion of
+	// hammer's own lock key on an external one.
+	LockLoss Fault = "lock-loss"
+	// Crash sends SIGKILL to the worker of a scheduled contender in the
+	// middle of its transaction.
+	Crash Fault = "crash"
+	// Duplicate sends every request twice at once with the same request id.
+	Duplicate Fault = "duplicate"
+	// SlowRelease delays a scheduled holder after its write until its lock
+	// expired and was taken by the next holder, whose critical section is
+	// made long; only then does the first holder release.
+	SlowRelease Fault = "slow-release"
+	// NetDelay adds latency to every connection to PostgreSQL for a window,
+	// through an in-process TCP proxy.
+	NetDelay Fault = "net-delay"
+	// Partition cuts every connection to Redis and PostgreSQL for a window,
+	// through an in-process TCP proxy.
+	Partition Fault = "partition"
+)
+
+// Faults returns every fault (NoFault excluded).
+func Faults() []Fault {
+	return []Fault{Pause, PauseStop, ShortTTL, LockLoss, Crash, Duplicate, SlowRelease, NetDelay, Partition}
+}
+
+// ParseFault returns the fault named s; "" and "none" mean NoFault.
+func ParseFault(s string) (Fault, error) {
+	if s == "" || s == "none" {
+		return NoFault, nil
+	}
+	names := make([]string, 0, len(Faults()))
+	for _, f := range Faults() {
+		if string(f) == s {
+			return f, nil
+		}
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("unknown fault %q (want none or one of %s)", s, strings.Join(names, ", "))
+}
+
+// Scheduled reports whether the fault hits chosen attempts (rather than
+// every attempt or a time window).
+func (f Fault) Scheduled() bool {
+	switch f {
+	case Pause, PauseStop, ShortTTL, LockLoss, Crash, SlowRelease:
+		return true
+	}
+	return false
+}
+
+// Proxied reports whether the fault needs the TCP proxy between the workers
+// and the servers.
+func (f Fault) Proxied() bool { return f == NetDelay || f == Partition }
+
+// NeedsProcs is the fewest worker processes the fault can be shown with:
+// stopping or killing a process needs another one to go on racing.
+func (f Fault) NeedsProcs() int {
+	if f == PauseStop || f == Crash {
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,156 @@
+package verify
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// maxOverlapViolations caps how many overlaps are reported one by one; the
+// rest are counted in one more violation.
+const maxOverlapViolations = 20
+
+// Overlap is a pair of lock holders whose critical sections overlapped.
+type Overlap struct {
+	First, Second history.Attempt
+	From, To      int64 // Unix ns
+}
+
+// criticalSection is when a holder did the work the lock protects: from the
+// moment it knew it had the lock until its sale was decided. Both stamps
+// are conservative (taken after acquiring, before releasing), so any
+// overlap they show really happened.
+func criticalSection(a history.Attempt) (from, to int64, ok bool) {
+	if a.LockAcquired == 0 || a.DBEnd == 0 {
+		return 0, 0, false
+	}
+	return a.LockAcquired, a.DBEnd, true
+}
+
+// Overlaps finds every pair of lock holders whose critical sections
+// overlapped, in order of when the overlap began.
+func Overlaps(attempts []history.Attempt) []Overlap {
+	var holders []history.Attempt
+	for _, a := range attempts {
+		if _, _, ok := criticalSection(a); ok {
+			holders = append(holders, a)
+		}
+	}
+	slices.SortFunc(holders, func(a, b history.Attempt) int { return cmp.Compare(a.LockAcquired, b.LockAcquired) })
+	var out []Overlap
+	var active []history.Attempt
+	for _, h := range holders {
+		from, to, _ := criticalSection(h)
+		active = slices.DeleteFunc(active, func(a history.Attempt) bool { return a.DBEnd <= from })
+		for _, a := range active {
+			out = append(out, Overlap{First: a, Second: h, From: from, To: min(a.DBEnd, to)})
+		}
+		active = append(active, h)
+	}
+	slices.SortStableFunc(out, func(a, b Overlap) int { return cmp.Compare(a.From, b.From) })
+	return out
+}
+
+// mutualExclusion fails for overlapping lock holders where the lock is the
+// only guarantee (lock-only). In lock-plus-update and fenced the database
+// keeps the ledger right however the lock behaves, so overlaps there are
+// noted, not failed (see notes).
+func (x *index) mutualExclusion() []Violation {
+	if x.in.Mode != "lock-only" {
+		return nil
+	}
+	overlaps := Overlaps(x.in.Attempts)
+	var out []Violation
+	for i, o := range overlaps {
+		if i == maxOverlapViolations {
+			out = append(out, Violation{Check: CheckMutualExclusion,
+				Detail: fmt.Sprintf("and %d more overlapping pairs of lock holders", len(overlaps)-i)})
+			break
+		}
+		out = append(out, Violation{Check: CheckMutualExclusion,
+			Detail: fmt.Sprintf("%s and %s held the lock at the same time for %s",
+				o.First.RequestID, o.Second.RequestID, ms(o.To-o.From)),
+			Story: x.overlapStory(o)})
+	}
+	return out
+}
+
+// overlapNote tells of overlaps the database backstop made harmless.
+func (x *index) overlapNote() string {
+	if x.in.Mode == "lock-only" {
+		return ""
+	}
+	n := len(Overlaps(x.in.Attempts))
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the lock was not exclusive: %s of holders overlapped in their critical sections; "+
+		"the database backstop of %s kept the ledger right", plural(n, "pair", "pairs"), x.in.Mode)
+}
+
+// faultsExplainingErrors are the faults under which an attempt may fail
+// with an error without the strategy being broken.
+var faultsExplainingErrors = []string{"lock-loss", "crash", "net-delay", "partition"}
+
+// unexpectedErrors fails when attempts ended in error in a run whose fault
+// (if any) does not explain errors: a correct strategy answers sold, sold
+// out, lock timeout or rejected, it does not fail.
+func (x *index) unexpectedErrors() []Violation {
+	if slices.Contains(faultsExplainingErrors, x.in.Fault) {
+		return nil
+	}
+	var failed []string
+	for _, a := range x.in.Attempts {
+		if a.Outcome == history.Error {
+			failed = append(failed, fmt.Sprintf("%s: %s", a.RequestID, a.Err))
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	slices.Sort(failed)
+	why := "in a run without faults"
+	if x.in.Fault != "" {
+		why = fmt.Sprintf("under the %s fault, which does not explain errors", x.in.Fault)
+	}
+	return []Violation{{Check: CheckUnexpectedError, Detail: fmt.Sprintf("%s failed with an error %s: %s",
+		plural(len(failed), "attempt", "attempts"), why, capList(failed))}}
+}
+
+// stuckLock fails when contenders gave up waiting for the lock while seats
+// were still unsold: the lock wedged (a holder died with a lock that never
+// expires) or the wait was too short for the queue.
+func (x *index) stuckLock() []Violation {
+	timedOut := x.count(history.LockTimeout)
+	unsold := x.in.Seats - len(x.in.Sales)
+	if timedOut == 0 || unsold <= 0 {
+		return nil
+	}
+	return []Violation{{Check: CheckStuckLock, Detail: fmt.Sprintf(
+		"%s gave up waiting for the lock while %d of %d seats were still unsold "+
+			"(a lock that never expired, or a --lock-wait too short for the queue)",
+		plural(timedOut, "contender", "contenders"), unsold, x.in.Seats)}}
+}
+
+// ms renders nanoseconds as milliseconds.
+func ms(ns int64) string {
+	return fmt.Sprintf("%.1fms", float64(ns)/float64(time.Millisecond))
+}
+
+// countOverlaps counts the overlaps behind mutual-exclusion violations,
+// including those folded into the last "and N more" one.
+func countOverlaps(xs []Violation) int {
+	n := 0
+	for _, x := range xs {
+		var more int
+		if _, err := fmt.Sscanf(x.Detail, "and %d more", &more); err == nil {
+			n += more
+			continue
+		}
+		n++
+	}
+	return n
+}

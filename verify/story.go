@@ -1,0 +1,167 @@
+package verify
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// event is one line of a story: something that happened at a time.
+type event struct {
+	at   int64
+	text string
+}
+
+// attemptEvents tells what one attempt did, phase by phase.
+func (x *index) attemptEvents(a history.Attempt) []event {
+	who := fmt.Sprintf("%s (process %d)", a.RequestID, a.Proc)
+	var out []event
+	if a.LockAcquired != 0 {
+		token := ""
+		if a.Token != 0 {
+			token = fmt.Sprintf(" with fencing token %d", a.Token)
+		}
+		out = append(out, event{a.LockAcquired, who + " took the lock" + token})
+		if ttl := int64(x.in.LockTTL); ttl > 0 && a.DBEnd > a.LockAcquired+ttl {
+			out = append(out, event{a.LockAcquired + ttl, fmt.Sprintf(
+				"the lock of %s expired (TTL %s) while it was still working", a.RequestID, ms(ttl))})
+		}
+	}
+	if a.ReadAvailable != nil {
+		out = append(out, event{a.ReadAt, fmt.Sprintf("%s read available = %d", who, *a.ReadAvailable)})
+	}
+	if a.DBEnd != 0 {
+		out = append(out, event{a.DBEnd, who + " " + wrote(a)})
+	}
+	if a.LockReleased != 0 && a.LockLost {
+		out = append(out, event{a.LockReleased, fmt.Sprintf(
+			"%s released the lock, which was no longer its own", a.RequestID)})
+	}
+	return out
+}
+
+// wrote says how an attempt's sale ended.
+func wrote(a history.Attempt) string {
+	switch a.Outcome {
+	case history.Sold:
+		if a.ReadAvailable != nil {
+			return fmt.Sprintf("wrote available = %d and sold seat %d", *a.ReadAvailable-1, a.Seat)
+		}
+		return fmt.Sprintf("sold seat %d", a.Seat)
+	case history.SoldOut:
+		return "found the sector sold out"
+	case history.Rejected:
+		return "was rejected by the database (" + a.Err + ")"
+	default:
+		return "ended with " + string(a.Outcome)
+	}
+}
+
+// faultEvents tells the injected faults that struck the given requests.
+func (x *index) faultEvents(ids ...string) []event {
+	var out []event
+	for _, f := range x.in.Faults {
+		if slices.Contains(ids, f.RequestID) {
+			out = append(out, event{f.Start, "fault " + f.Fault + ": " + f.Detail})
+			if f.End > f.Start {
+				out = append(out, event{f.End, fmt.Sprintf("fault %s on %s ended", f.Fault, f.RequestID)})
+			}
+		}
+	}
+	return out
+}
+
+// tell renders events in time order, each stamped from the go signal.
+func (x *index) tell(events []event, ending string) []string {
+	slices.SortStableFunc(events, func(a, b event) int { return cmp.Compare(a.at, b.at) })
+	out := make([]string, 0, len(events)+1)
+	for _, e := range events {
+		out = append(out, fmt.Sprintf("%9s  %s", "+"+ms(e.at-x.in.GoAt), e.text))
+	}
+	return append(out, "=> "+ending)
+}
+
+// attemptsOf returns the recorded attempts of a request.
+func (x *index) attemptsOf(id string) []history.Attempt { return x.attempts[id] }
+
+// seatStory tells how seat ended up sold to more than one request: the
+// first two sales of it and everything that led to them.
+func (x *index) seatStory(seat int, rows []history.Sale) []string {
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b history.Sale) int { return cmp.Compare(a.SoldAt, b.SoldAt) })
+	ids := []string{rows[0].RequestID, rows[1].RequestID}
+	var events []event
+	for _, id := range ids {
+		for _, a := range x.attemptsOf(id) {
+			events = append(events, x.attemptEvents(a)...)
+		}
+	}
+	events = append(events, x.faultEvents(ids...)...)
+	return x.tell(events, fmt.Sprintf("seat %d was sold to both %s and %s", seat, ids[0], ids[1]))
+}
+
+// overlapStory tells how two holders came to hold the lock at once.
+func (x *index) overlapStory(o Overlap) []string {
+	events := append(x.attemptEvents(o.First), x.attemptEvents(o.Second)...)
+	events = append(events, x.faultEvents(o.First.RequestID, o.Second.RequestID)...)
+	return x.tell(events, fmt.Sprintf("%s and %s were both in their critical sections from +%s to +%s",
+		o.First.RequestID, o.Second.RequestID, ms(o.From-x.in.GoAt), ms(o.To-x.in.GoAt)))
+}
+
+// firstDoubleSale returns the story of the earliest seat sold twice, the
+// usual way an oversell happens.
+func (x *index) firstDoubleSale() []string {
+	bySeat := map[int][]history.Sale{}
+	for _, s := range x.in.Sales {
+		bySeat[s.Seat] = append(bySeat[s.Seat], s)
+	}
+	best, bestAt := 0, int64(0)
+	for seat, rows := range bySeat {
+		if len(rows) < 2 {
+			continue
+		}
+		second := secondSale(rows)
+		if best == 0 || second < bestAt || (second == bestAt && seat < best) {
+			best, bestAt = seat, second
+		}
+	}
+	if best == 0 {
+		return nil
+	}
+	return x.seatStory(best, bySeat[best])
+}
+
+// secondSale is when a seat was sold the second time.
+func secondSale(rows []history.Sale) int64 {
+	ts := make([]int64, len(rows))
+	for i, r := range rows {
+		ts[i] = r.SoldAt
+	}
+	slices.Sort(ts)
+	return ts[1]
+}
+
+// addStories attaches a story to the oversell and double-sold violations.
+func (x *index) addStories(vs []Violation) {
+	bySeat := map[int][]history.Sale{}
+	for _, s := range x.in.Sales {
+		bySeat[s.Seat] = append(bySeat[s.Seat], s)
+	}
+	for i := range vs {
+		switch vs[i].Check {
+		case CheckOversell:
+			vs[i].Story = x.firstDoubleSale()
+		case CheckDoubleSold:
+			var seat int
+			if _, err := fmt.Sscanf(vs[i].Detail, "seat %d", &seat); err == nil && len(bySeat[seat]) > 1 {
+				vs[i].Story = x.seatStory(seat, bySeat[seat])
+			}
+		}
+	}
+}
+
+// storyText joins a story for a one-string field.
+func storyText(story []string) string { return strings.Join(story, "\n") }
