@@ -24,6 +24,12 @@ type Stats struct {
 	// sector out was acknowledged; SoldOut is false if that never happened.
 	Sellout time.Duration
 	SoldOut bool
+	// Elapsed is from the go signal to the last attempt's answer.
+	Elapsed time.Duration
+	// Slack is the lock TTL minus each holder's critical section (lock
+	// taken to sale decided): how close holders came to outliving their
+	// lock. Negative slack means the lock expired mid-section.
+	Slack []time.Duration
 }
 
 // Compute measures one run.
@@ -43,9 +49,13 @@ func Compute(run history.Run, attempts []history.Attempt) Stats {
 		}
 		if a.Complete > 0 {
 			lat = append(lat, time.Duration(a.Complete-a.Invoke))
+			s.Elapsed = max(s.Elapsed, time.Duration(a.Complete-run.GoAt))
 		}
 		if a.Outcome == history.Sold {
 			soldAt = append(soldAt, a.DBEnd)
+		}
+		if a.LockAcquired != 0 && a.DBEnd != 0 && run.LockTTL > 0 {
+			s.Slack = append(s.Slack, time.Duration(run.LockTTL-(a.DBEnd-a.LockAcquired)))
 		}
 	}
 	s.Contenders = run.Procs * run.Goroutines

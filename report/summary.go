@@ -1,9 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -50,8 +54,37 @@ type RunSummary struct {
 	P50Ms        float64             `json:"latency_p50_ms"`
 	P99Ms        float64             `json:"latency_p99_ms"`
 	StartSkewMs  float64             `json:"start_skew_ms"`
+	// ElapsedMs is from the go signal to the last attempt's answer.
+	ElapsedMs float64 `json:"elapsed_ms"`
 	// SelloutMs is null when the sector never sold out.
 	SelloutMs *float64 `json:"sellout_ms"`
+	// LockSlack is the distribution of lock TTL minus critical-section
+	// time over the lock holders; absent for modes without a lock.
+	LockSlack *Slack `json:"lock_slack,omitempty"`
+}
+
+// Slack summarises lock slack in milliseconds. Small slack is the risk, so
+// the tail is the low end: P1Ms is the slack 99% of holders had more of.
+// Expired counts holders whose critical section outlived the TTL.
+type Slack struct {
+	Holders int     `json:"holders"`
+	MinMs   float64 `json:"min_ms"`
+	P1Ms    float64 `json:"p1_ms"`
+	P50Ms   float64 `json:"p50_ms"`
+	Expired int     `json:"expired"`
+}
+
+func slack(ds []time.Duration) *Slack {
+	if len(ds) == 0 {
+		return nil
+	}
+	s := &Slack{Holders: len(ds), MinMs: ms(slices.Min(ds)), P1Ms: ms(percentile(ds, 0.01)), P50Ms: ms(percentile(ds, 0.50))}
+	for _, d := range ds {
+		if d < 0 {
+			s.Expired++
+		}
+	}
+	return s
 }
 
 // Build summarises the verified runs of a results folder.
@@ -70,7 +103,7 @@ func Build(f *history.Folder, verdicts []verify.RunVerdict) Summary {
 			Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,
 			Violations: rv.Verdict.Violations, Notes: rv.Verdict.Notes, Undetermined: rv.Verdict.Undetermined,
 			Outcomes: map[string]int{},
-			P50Ms:    ms(st.P50), P99Ms: ms(st.P99), StartSkewMs: ms(st.StartSkew),
+			P50Ms:    ms(st.P50), P99Ms: ms(st.P99), StartSkewMs: ms(st.StartSkew), ElapsedMs: ms(st.Elapsed),
 		}
 		if rs.Violations == nil {
 			rs.Violations = []verify.Violation{}
@@ -82,17 +115,25 @@ func Build(f *history.Folder, verdicts []verify.RunVerdict) Summary {
 			v := ms(st.Sellout)
 			rs.SelloutMs = &v
 		}
+		rs.LockSlack = slack(st.Slack)
 		s.Runs = append(s.Runs, rs)
 	}
 	return s
 }
 
-// Save writes summary.json into dir.
+// Save writes summary.json and the details file into dir.
 func Save(dir string, s Summary) error {
-	return history.WriteJSON(filepath.Join(dir, SummaryFile), s)
+	if err := history.WriteJSON(filepath.Join(dir, SummaryFile), s); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	WriteDetails(&b, s)
+	return os.WriteFile(filepath.Join(dir, DetailsFile), b.Bytes(), 0o644)
 }
 
-// WriteTable prints the verdict table, then what went wrong in each run.
+// WriteTable prints the verdict table, then what went wrong in each run:
+// at most a few lines and stories per run (summary.json and the details
+// file hold all of them).
 func WriteTable(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tSKEW\tEXPECTED\tVERDICT")
@@ -110,10 +151,34 @@ func WriteTable(w io.Writer, s Summary) error {
 		return err
 	}
 	for _, r := range s.Runs {
-		writeDetails(w, r)
+		l := terminalLimits
+		if r.Expected != "" && r.ExpectOK {
+			l = expectedLimits
+		}
+		writeDetails(w, r, l)
 	}
 	return nil
 }
+
+// DetailsFile is the results-folder file with every violation and its story.
+const DetailsFile = "violations.txt"
+
+// WriteDetails writes every violation of every run, each with its story.
+func WriteDetails(w io.Writer, s Summary) {
+	for _, r := range s.Runs {
+		writeDetails(w, r, limits{lines: -1, stories: -1})
+	}
+}
+
+// limits caps the details of one run; -1 means no cap.
+type limits struct{ lines, stories int }
+
+// terminalLimits cap a run that failed (or had no expectation) on the
+// terminal; expectedLimits cap one that was expected to break and did.
+var (
+	terminalLimits = limits{lines: 8, stories: 2}
+	expectedLimits = limits{lines: 3, stories: 1}
+)
 
 func verdictCell(r RunSummary) string {
 	if r.Expected == "" || r.Verdict == verify.Unknown {
@@ -125,30 +190,43 @@ func verdictCell(r RunSummary) string {
 	return string(r.Verdict) + " (FAIL)"
 }
 
-// writeDetails prints the violations, undetermined reasons and failed
-// expectation of one run, if any.
-func writeDetails(w io.Writer, r RunSummary) {
-	var lines []string
+// writeDetails prints the failed expectation, violations (with stories)
+// and undetermined reasons of one run, if any.
+func writeDetails(w io.Writer, r RunSummary, l limits) {
+	type line struct {
+		text  string
+		story []string
+	}
+	var lines []line
 	if r.Expected != "" && !r.ExpectOK {
-		lines = append(lines, "FAIL: "+r.ExpectReason)
+		lines = append(lines, line{text: "FAIL: " + r.ExpectReason})
 	}
 	for _, v := range r.Violations {
-		lines = append(lines, v.Check+": "+v.Detail)
+		lines = append(lines, line{text: v.Check + ": " + v.Detail, story: v.Story})
 	}
 	for _, u := range r.Undetermined {
-		lines = append(lines, "undetermined: "+u)
+		lines = append(lines, line{text: "undetermined: " + u})
 	}
 	if len(lines) == 0 {
 		return
 	}
-	const shown = 8
 	fmt.Fprintf(w, "\n%s (%s):\n", r.Name, r.Verdict)
-	for i, l := range lines {
-		if i == shown {
-			fmt.Fprintf(w, "  … and %d more in summary.json\n", len(lines)-shown)
+	stories := 0
+	told := map[string]bool{} // the oversell's story is often a double-sold seat's
+	for i, ln := range lines {
+		if i == l.lines {
+			fmt.Fprintf(w, "  … and %d more in summary.json and %s\n", len(lines)-i, DetailsFile)
 			break
 		}
-		fmt.Fprintf(w, "  %s\n", l)
+		fmt.Fprintf(w, "  %s\n", ln.text)
+		key := strings.Join(ln.story, "\n")
+		if len(ln.story) > 0 && !told[key] && (l.stories < 0 || stories < l.stories) {
+			stories++
+			told[key] = true
+			for _, s := range ln.story {
+				fmt.Fprintf(w, "      %s\n", s)
+			}
+		}
 	}
 }
 

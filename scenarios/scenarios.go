@@ -85,5 +85,6 @@ func Load() []Scenario {
 		{Name: "lock-only", Mode: LockOnly, Expected: history.Safe},
 		{Name: "update-only", Mode: UpdateOnly, Expected: history.Safe},
 		{Name: "lock-plus-update", Mode: LockPlusUpdate, Expected: history.Safe},
+		{Name: "fenced", Mode: Fenced, Expected: history.Safe},
 	}
 }

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hammer-load/hammer/history"
@@ -42,5 +44,56 @@ func TestLoadMatrix(t *testing.T) {
 		if got, ok := seen[m]; !ok || got != want {
 			t.Errorf("mode %s: expectation %q, want %q", m, got, want)
 		}
+	}
+}
+
+func TestGateMatrix(t *testing.T) {
+	cells := Gate()
+	if len(cells) < 10 {
+		t.Fatalf("default gate has %d cells", len(cells))
+	}
+	unsafe := 0
+	for _, c := range cells {
+		if c.Expected == history.Unsafe {
+			unsafe++
+		}
+	}
+	if unsafe == 0 {
+		t.Error("the default gate has no cell that must see a bug")
+	}
+}
+
+func TestParseMatrix(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    []Scenario
+		wantErr string
+	}{
+		{"cells and comments", "# c\n\nlock-only pause unsafe extend\nupdate-only none safe # x\n", []Scenario{
+			{Name: "lock-only/pause+extend", Mode: LockOnly, Fault: Pause, Extend: true, Expected: history.Unsafe},
+			{Name: "update-only", Mode: UpdateOnly, Expected: history.Safe},
+		}, ""},
+		{"unknown mode", "optimistic none safe\n", nil, "matrix line 1: unknown mode"},
+		{"unknown fault", "lock-only meteor safe\n", nil, "matrix line 1: unknown fault"},
+		{"bad expectation", "lock-only none fine\n", nil, `expect "fine"`},
+		{"too few fields", "lock-only none\n", nil, "got 2 fields"},
+		{"extend without lock", "update-only none safe extend\n", nil, "extend needs a mode with a lock"},
+		{"repeated cell", "fenced pause safe\nfenced pause safe\n", nil, "matrix line 2: cell fenced/pause repeats line 1"},
+		{"empty", "# nothing\n", nil, "no cells"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseMatrix(strings.NewReader(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // Expect compares a verdict with a run's expectation. Safe holds when the
-// verdict is Valid. Unsafe (a negative control) holds only when the verdict is
-// Invalid and the ledger shows an oversell: a control that stays correct has
-// lost the ability to detect one. No expectation ("") holds when the verdict
+// verdict is Valid. Unsafe (a negative control) holds only when the verdict
+// shows a safety violation: a control that stays correct has lost the
+// ability to detect one. No expectation ("") holds when the verdict
 // is Valid. An Unknown verdict never holds. The reason is one sentence for a
 // user either way.
 func Expect(v Verdict, e history.Expectation) (ok bool, reason string) {
@@ -47,14 +47,25 @@ func expectValid(v Verdict, e history.Expectation) (bool, string) {
 	return false, fmt.Sprintf("%s, but the run is %s", expected(e), v.Summary())
 }
 
-// expectOversell judges an Unsafe expectation against a determined verdict.
+// expectOversell judges an Unsafe expectation against a determined verdict:
+// it holds when the run broke a safety property (an oversell, a seat sold
+// twice, a lost update, overlapping lock holders…). Errors and a stuck lock
+// are failures too, but not the unsafety a negative control must show.
 func expectOversell(v Verdict) (bool, string) {
+	var seen []Violation
+	for _, x := range v.Violations {
+		if x.Check != CheckUnexpectedError && x.Check != CheckStuckLock {
+			seen = append(seen, x)
+		}
+	}
 	switch {
-	case v.Status == Invalid && v.Oversold > 0:
+	case len(seen) > 0 && v.Oversold > 0:
 		return true, fmt.Sprintf("expected an oversell and saw one: sold %d of %d", v.Sold, v.Seats)
+	case len(seen) > 0:
+		return true, fmt.Sprintf("expected unsafety and saw it: %s", summarizeViolations(Verdict{Violations: seen, Sold: v.Sold, Seats: v.Seats}))
 	case v.Status == Invalid:
 		return false, fmt.Sprintf(
-			"detection lost: expected an oversell but sold %d of %d; a negative control must be seen overselling, and this run only shows %s",
+			"detection lost: expected an oversell but sold %d of %d; a negative control must be seen breaking safety, and this run only shows %s",
 			v.Sold, v.Seats, summarizeViolations(v))
 	case v.Sold == v.Seats:
 		return false, fmt.Sprintf(

@@ -25,6 +25,7 @@ func Folder(f *history.Folder) []RunVerdict {
 			Mode:       run.Mode,
 			Fault:      run.Fault,
 			LockTTL:    time.Duration(run.LockTTL),
+			Extend:     run.Extend,
 			Attempts:   r.Attempts,
 			Sales:      r.Sales,
 			Sector:     pickSector(r.Sectors),

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hammer-load/hammer/history"
 )
@@ -25,9 +24,12 @@ func (x *index) attemptEvents(a history.Attempt) []event {
 			token = fmt.Sprintf(" with fencing token %d", a.Token)
 		}
 		out = append(out, event{a.LockAcquired, who + " took the lock" + token})
-		if ttl := int64(x.in.LockTTL); ttl > 0 && a.DBEnd > a.LockAcquired+ttl {
-			out = append(out, event{a.LockAcquired + ttl, fmt.Sprintf(
-				"the lock of %s expired (TTL %s) while it was still working", a.RequestID, ms(ttl))})
+		if ttl := int64(x.in.LockTTL); ttl > 0 && a.DBEnd > a.LockAcquired+ttl && (!x.in.Extend || a.LockLost) {
+			what := fmt.Sprintf("the lock of %s expired (TTL %s) while it was still working", a.RequestID, ms(ttl))
+			if x.in.Extend {
+				what = fmt.Sprintf("the lock of %s expired (TTL %s, its heartbeat stopped with the pause)", a.RequestID, ms(ttl))
+			}
+			out = append(out, event{a.LockAcquired + ttl, what})
 		}
 	}
 	if a.ReadAvailable != nil {
@@ -163,5 +165,3 @@ func (x *index) addStories(vs []Violation) {
 	}
 }
 
-// storyText joins a story for a one-string field.
-func storyText(story []string) string { return strings.Join(story, "\n") }

@@ -79,8 +79,10 @@ type Input struct {
 	Mode string
 	// Fault is the injected fault, empty for none.
 	Fault string
-	// LockTTL is the lock's time to live, for the stories and the slack.
+	// LockTTL is the lock's time to live, for the stories; Extend tells
+	// whether holders kept extending it.
 	LockTTL time.Duration
+	Extend  bool
 	// Faults are the injected fault events, for the stories.
 	Faults []history.FaultEvent
 	// GoAt is when the contenders were released (Unix ns); stories count

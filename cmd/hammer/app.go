@@ -31,10 +31,13 @@ const usage = `hammer races contenders for the seats of one sector and says whet
 Usage:
   hammer run --mode MODE [flags]   one race; exit 0 valid, 1 invalid, 2 usage, 3 indeterminate
   hammer load [flags]              every mode against its expectation (the default matrix)
+  hammer gate [--matrix FILE]      mode x fault matrix as a CI gate; writes junit.xml
   hammer verify DIR                re-verify a results folder offline
 
-Modes: none, lock-only, update-only, lock-plus-update.
-Run 'hammer run -h' or 'hammer load -h' for the flags.
+Modes: none, lock-only, update-only, lock-plus-update, fenced.
+Faults (run --fault, gate): pause, pause-stop, short-ttl, lock-loss, crash,
+duplicate, slow-release, net-delay, partition.
+Run 'hammer run -h', 'hammer load -h' or 'hammer gate -h' for the flags.
 `
 
 // run dispatches a subcommand and returns the process exit code.
@@ -48,6 +51,8 @@ func run(ctx context.Context, args []string, io stdio) int {
 		return runCmd(ctx, rest, io)
 	case "load":
 		return loadCmd(ctx, rest, io)
+	case "gate":
+		return gateCmd(ctx, rest, io)
 	case "verify":
 		return verifyCmd(rest, io)
 	case workerCommand:
@@ -56,7 +61,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprint(io.out, usage)
 		return exitOK
 	default:
-		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load or verify)\n", cmd)
+		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load, gate or verify)\n", cmd)
 		return exitUsage
 	}
 }

@@ -12,12 +12,12 @@ import (
 func loadCmd(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("hammer load", flag.ContinueOnError)
 	var f raceFlags
-	f.register(fs)
+	f.register(fs, loadDefaults())
 	if code, ok := parse(fs, args, io); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(io, "load: unexpected argument %q", fs.Arg(0))
 	}
-	return raceAll(ctx, &f, scenarios.Load(), io)
+	return raceAll(ctx, &f, scenarios.Load(), "", io)
 }

@@ -102,8 +102,8 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	s := readSummary(t, dir)
-	if len(s.Runs) != 4 {
-		t.Fatalf("%d runs, want 4", len(s.Runs))
+	if len(s.Runs) != 5 {
+		t.Fatalf("%d runs, want 5", len(s.Runs))
 	}
 	for _, r := range s.Runs {
 		if !r.ExpectOK {

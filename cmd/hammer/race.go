@@ -28,15 +28,23 @@ type raceFlags struct {
 	keep, quiet                              bool
 }
 
-func (f *raceFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.procs, "procs", 4, "worker `processes`")
-	fs.IntVar(&f.goroutines, "goroutines", 250, "contending `goroutines` per process")
-	fs.IntVar(&f.attempts, "attempts", 1, "`attempts` per goroutine")
-	fs.IntVar(&f.seats, "seats", 100, "`seats` in the sector")
-	fs.IntVar(&f.pool, "pool", 16, "PostgreSQL `connections` per worker process")
-	fs.DurationVar(&f.lockTTL, "lock-ttl", 10*time.Second, "lock `TTL`")
-	fs.DurationVar(&f.lockWait, "lock-wait", time.Minute, "how long a contender waits for the lock before giving up")
-	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "longest a race may take; past it the verdict is unknown")
+// loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
+// 100 seats.
+func loadDefaults() raceFlags {
+	return raceFlags{procs: 4, goroutines: 250, attempts: 1, seats: 100, pool: 16,
+		lockTTL: 10 * time.Second, lockWait: time.Minute, timeout: 5 * time.Minute}
+}
+
+// register defines the flags on fs with d's values as defaults.
+func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
+	fs.IntVar(&f.procs, "procs", d.procs, "worker `processes`")
+	fs.IntVar(&f.goroutines, "goroutines", d.goroutines, "contending `goroutines` per process")
+	fs.IntVar(&f.attempts, "attempts", d.attempts, "`attempts` per goroutine")
+	fs.IntVar(&f.seats, "seats", d.seats, "`seats` in the sector")
+	fs.IntVar(&f.pool, "pool", d.pool, "PostgreSQL `connections` per worker process")
+	fs.DurationVar(&f.lockTTL, "lock-ttl", d.lockTTL, "lock `TTL`")
+	fs.DurationVar(&f.lockWait, "lock-wait", d.lockWait, "how long a contender waits for the lock before giving up")
+	fs.DurationVar(&f.timeout, "timeout", d.timeout, "longest a race may take; past it the verdict is unknown")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one and records it)")
 	fs.StringVar(&f.out, "out", "", "results `folder` (default results/<run-id>)")
 	fs.StringVar(&f.stackKind, "stack", "auto", "where Redis and PostgreSQL come from: auto, external, docker or local")
@@ -90,9 +98,14 @@ func checkOut(dir string) error {
 
 // raceAll starts the stack, races every scenario, verifies, saves the
 // results folder, prints the verdict table and returns the exit code.
-func raceAll(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io stdio) int {
+func raceAll(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, junit string, io stdio) int {
 	if err := f.check(); err != nil {
 		return usageError(io, "%v", err)
+	}
+	for _, sc := range scns {
+		if n := sc.Fault.NeedsProcs(); f.procs < n {
+			return usageError(io, "the %s fault needs --procs %d or more (another process must go on racing)", sc.Fault, n)
+		}
 	}
 	exe, err := workerExecutable()
 	if err != nil {
@@ -124,7 +137,7 @@ func raceAll(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io st
 	if err := st.Close(); err != nil {
 		fmt.Fprintf(io.err, "hammer: stop servers: %v\n", err)
 	}
-	return finish(f.out, folder, io)
+	return finish(f.out, folder, junit, io)
 }
 
 // raceScenarios races each scenario in turn on one stack.
@@ -140,6 +153,10 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 		Schema: history.ManifestSchema, RunID: runID, Seed: f.seed,
 		Stack: string(st.Kind), StackNotes: st.Notes,
 	}}
+	var restart func(context.Context) error
+	if st.Kind == stack.Local {
+		restart = st.RestartRedis
+	}
 	prog := newProgress(io, f.quiet)
 	defer prog.wait()
 	for _, sc := range scns {
@@ -148,7 +165,8 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 			// unknown verdict, so the folder can never read as a pass.
 			folder.Manifest.Runs = append(folder.Manifest.Runs, history.Run{
 				Name: sc.Name, Mode: string(sc.Mode), Procs: f.procs, Goroutines: f.goroutines,
-				Seats: f.seats, Expected: sc.Expected, Incomplete: []string{"not run: hammer was interrupted"},
+				Seats: f.seats, Expected: sc.Expected, Fault: string(sc.Fault), Extend: sc.Extend,
+				Incomplete: []string{"not run: hammer was interrupted"},
 			})
 			continue
 		}
@@ -158,7 +176,7 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 			Procs: f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,
 			RedisURL: st.RedisURL, PGURL: st.PGURL,
 			LockTTL: f.lockTTL, LockWait: f.lockWait, Timeout: f.timeout, ReadyTimeout: time.Minute,
-			Seed: f.seed, Keep: f.keep, Worker: worker,
+			Seed: f.seed, Keep: f.keep, Worker: worker, RestartRedis: restart,
 			OnAttempt: track.attempt,
 		})
 		track.done()
@@ -171,9 +189,10 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 	return folder, nil
 }
 
-// finish saves the raw records, verifies them, writes summary.json and the
-// verdict table, and returns the exit code.
-func finish(dir string, folder *history.Folder, io stdio) int {
+// finish saves the raw records, verifies them, writes summary.json (and,
+// if junit names a suite, junit.xml) and the verdict table, and returns the
+// exit code.
+func finish(dir string, folder *history.Folder, junit string, io stdio) int {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintf(io.err, "hammer: results folder: %v\n", err)
 		return exitInfra
@@ -186,6 +205,12 @@ func finish(dir string, folder *history.Folder, io stdio) int {
 	if err := report.Save(dir, summary); err != nil {
 		fmt.Fprintf(io.err, "hammer: save summary: %v\n", err)
 		return exitInfra
+	}
+	if junit != "" {
+		if err := report.SaveJUnit(dir, summary, junit); err != nil {
+			fmt.Fprintf(io.err, "hammer: save junit: %v\n", err)
+			return exitInfra
+		}
 	}
 	if err := report.WriteTable(io.out, summary); err != nil {
 		return exitInfra

@@ -11,8 +11,10 @@ import (
 func runCmd(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("hammer run", flag.ContinueOnError)
 	var f raceFlags
-	f.register(fs)
-	mode := fs.String("mode", "", "reservation `mode`: none, lock-only, update-only or lock-plus-update")
+	f.register(fs, loadDefaults())
+	mode := fs.String("mode", "", "reservation `mode`: none, lock-only, update-only, lock-plus-update or fenced")
+	fault := fs.String("fault", "none", "`fault` to inject: none, pause, pause-stop, short-ttl, lock-loss, crash, duplicate, slow-release, net-delay or partition")
+	extend := fs.Bool("extend", false, "keep extending the lock's TTL while the holder works (heartbeat)")
 	if code, ok := parse(fs, args, io); !ok {
 		return code
 	}
@@ -20,11 +22,16 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 		return usageError(io, "run: unexpected argument %q", fs.Arg(0))
 	}
 	if *mode == "" {
-		return usageError(io, "run: --mode is required (none, lock-only, update-only or lock-plus-update)")
+		return usageError(io, "run: --mode is required (none, lock-only, update-only, lock-plus-update or fenced)")
 	}
 	m, err := scenarios.ParseMode(*mode)
 	if err != nil {
 		return usageError(io, "run: %v", err)
 	}
-	return raceAll(ctx, &f, []scenarios.Scenario{{Name: string(m), Mode: m}}, io)
+	flt, err := scenarios.ParseFault(*fault)
+	if err != nil {
+		return usageError(io, "run: %v", err)
+	}
+	sc := scenarios.Scenario{Name: scenarios.CellName(m, flt, *extend), Mode: m, Fault: flt, Extend: *extend}
+	return raceAll(ctx, &f, []scenarios.Scenario{sc}, "", io)
 }

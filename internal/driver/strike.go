@@ -150,6 +150,8 @@ func (s *striker) awaitNewHolder(ctx context.Context) string {
 	deadline := time.Now().Add(10 * s.o.LockTTL)
 	for time.Now().Before(deadline) {
 		if h, err := locker.Holder(ctx, s.lockKey); err == nil && h != "" {
+			// Let the new holder read before the old one writes.
+			time.Sleep(20 * time.Millisecond)
 			return "another contender took the lock, then the old holder went on"
 		}
 		time.Sleep(time.Millisecond)

@@ -1,0 +1,82 @@
+package scenarios
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+//go:embed gate.matrix
+var gateMatrix string
+
+// Gate returns the default matrix of `hammer gate`, kept as data in
+// gate.matrix beside this file.
+func Gate() []Scenario {
+	cells, err := ParseMatrix(strings.NewReader(gateMatrix))
+	if err != nil {
+		// The file is embedded at build time and covered by a test.
+		panic("scenarios: embedded gate.matrix: " + err.Error())
+	}
+	return cells
+}
+
+// ParseMatrix reads a matrix file: one cell per line, "mode fault expect
+// [extend]", blank lines and # comments ignored. Errors name the line.
+func ParseMatrix(r io.Reader) ([]Scenario, error) {
+	var cells []Scenario
+	seen := map[string]int{}
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		cell, err := parseCell(fields)
+		if err != nil {
+			return nil, fmt.Errorf("matrix line %d: %w", n, err)
+		}
+		if prev, dup := seen[cell.Name]; dup {
+			return nil, fmt.Errorf("matrix line %d: cell %s repeats line %d", n, cell.Name, prev)
+		}
+		seen[cell.Name] = n
+		cells = append(cells, cell)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read matrix: %w", err)
+	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("matrix has no cells")
+	}
+	return cells, nil
+}
+
+func parseCell(fields []string) (Scenario, error) {
+	if len(fields) < 3 || len(fields) > 4 {
+		return Scenario{}, fmt.Errorf("want \"mode fault expect [extend]\", got %d fields", len(fields))
+	}
+	mode, err := ParseMode(fields[0])
+	if err != nil {
+		return Scenario{}, err
+	}
+	fault, err := ParseFault(fields[1])
+	if err != nil {
+		return Scenario{}, err
+	}
+	expect := history.Expectation(fields[2])
+	if expect != history.Safe && expect != history.Unsafe {
+		return Scenario{}, fmt.Errorf("expect %q: want safe or unsafe", fields[2])
+	}
+	extend := len(fields) == 4
+	if extend && fields[3] != "extend" {
+		return Scenario{}, fmt.Errorf("fourth field %q: want extend or nothing", fields[3])
+	}
+	if extend && !mode.UsesLock() {
+		return Scenario{}, fmt.Errorf("extend needs a mode with a lock, not %s", mode)
+	}
+	return Scenario{Name: CellName(mode, fault, extend), Mode: mode, Fault: fault, Extend: extend, Expected: expect}, nil
+}
