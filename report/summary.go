@@ -151,11 +151,7 @@ func WriteTable(w io.Writer, s Summary) error {
 		return err
 	}
 	for _, r := range s.Runs {
-		l := terminalLimits
-		if r.Expected != "" && r.ExpectOK {
-			l = expectedLimits
-		}
-		writeDetails(w, r, l)
+		writeDetails(w, r, terminalLimits(r))
 	}
 	return nil
 }
@@ -173,12 +169,14 @@ func WriteDetails(w io.Writer, s Summary) {
 // limits caps the details of one run; -1 means no cap.
 type limits struct{ lines, stories int }
 
-// terminalLimits cap a run that failed (or had no expectation) on the
-// terminal; expectedLimits cap one that was expected to break and did.
-var (
-	terminalLimits = limits{lines: 8, stories: 2}
-	expectedLimits = limits{lines: 3, stories: 1}
-)
+// terminalLimits caps the details of a run on the terminal: a run that
+// broke as expected gets a glimpse, anything else more.
+func terminalLimits(r RunSummary) limits {
+	if r.Expected != "" && r.ExpectOK {
+		return limits{lines: 3, stories: 1}
+	}
+	return limits{lines: 8, stories: 2}
+}
 
 func verdictCell(r RunSummary) string {
 	if r.Expected == "" || r.Verdict == verify.Unknown {

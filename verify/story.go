@@ -95,14 +95,40 @@ func (x *index) seatStory(seat int, rows []history.Sale) []string {
 	rows = slices.Clone(rows)
 	slices.SortStableFunc(rows, func(a, b history.Sale) int { return cmp.Compare(a.SoldAt, b.SoldAt) })
 	ids := []string{rows[0].RequestID, rows[1].RequestID}
+	actors := slices.Clone(ids)
 	var events []event
 	for _, id := range ids {
 		for _, a := range x.attemptsOf(id) {
 			events = append(events, x.attemptEvents(a)...)
+			// A seller that read a count written by a holder that had lost
+			// its lock was misled by that stale write: tell it too.
+			if w, ok := x.staleWriter(a); ok && !slices.Contains(actors, w.RequestID) {
+				actors = append(actors, w.RequestID)
+				events = append(events, x.attemptEvents(w)...)
+			}
 		}
 	}
-	events = append(events, x.faultEvents(ids...)...)
+	events = append(events, x.faultEvents(actors...)...)
 	return x.tell(events, fmt.Sprintf("seat %d was sold to both %s and %s", seat, ids[0], ids[1]))
+}
+
+// staleWriter finds the write that produced the count a read-then-write saw,
+// if that write came from a holder that had lost its lock (it wrote a count
+// read before others had sold).
+func (x *index) staleWriter(a history.Attempt) (history.Attempt, bool) {
+	if a.ReadAvailable == nil {
+		return history.Attempt{}, false
+	}
+	var best history.Attempt
+	found := false
+	for _, w := range x.in.Attempts {
+		if w.Outcome != history.Sold || w.ReadAvailable == nil || *w.ReadAvailable-1 != *a.ReadAvailable ||
+			w.DBEnd == 0 || w.DBEnd > a.ReadAt || (found && w.DBEnd < best.DBEnd) {
+			continue
+		}
+		best, found = w, true
+	}
+	return best, found && best.LockLost
 }
 
 // overlapStory tells how two holders came to hold the lock at once.
