@@ -19,24 +19,29 @@ type RunVerdict struct {
 func Folder(f *history.Folder) []RunVerdict {
 	out := make([]RunVerdict, 0, len(f.Manifest.Runs))
 	for _, run := range f.Manifest.Runs {
-		r := f.ForRun(run.Name)
-		v := Check(Input{
-			Seats:      run.Seats,
-			Mode:       run.Mode,
-			Fault:      run.Fault,
-			LockTTL:    time.Duration(run.LockTTL),
-			Extend:     run.Extend,
-			Attempts:   r.Attempts,
-			Sales:      r.Sales,
-			Sector:     pickSector(r.Sectors),
-			Faults:     r.Faults,
-			GoAt:       run.GoAt,
-			Incomplete: run.Incomplete,
-		})
+		v := Check(RunInput(run, f.ForRun(run.Name)))
 		ok, reason := Expect(v, run.Expected)
 		out = append(out, RunVerdict{Run: run, Verdict: v, ExpectOK: ok, ExpectReason: reason})
 	}
 	return out
+}
+
+// RunInput gathers what Check needs about one run from its description
+// and its records.
+func RunInput(run history.Run, r history.Records) Input {
+	return Input{
+		Seats:      run.Seats,
+		Mode:       run.Mode,
+		Fault:      run.Fault,
+		LockTTL:    time.Duration(run.LockTTL),
+		Extend:     run.Extend,
+		Attempts:   r.Attempts,
+		Sales:      r.Sales,
+		Sector:     pickSector(r.Sectors),
+		Faults:     r.Faults,
+		Incomplete: run.Incomplete,
+		GoAt:       run.GoAt,
+	}
 }
 
 // pickSector returns a run's sector row: the only one, or the one with ID 1

@@ -190,4 +190,3 @@ func (x *index) addStories(vs []Violation) {
 		}
 	}
 }
-

@@ -20,7 +20,7 @@ const workerArg = "_driver_test_worker"
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
-		os.Exit(driver.WorkerMain(context.Background(), os.Stdin, os.Stdout, nil))
+		os.Exit(driver.WorkerMain(context.Background(), os.Stdin, os.Stdout, plants()))
 	}
 	os.Exit(stacktest.Main(m))
 }
@@ -46,10 +46,7 @@ func options(t *testing.T, mode scenarios.Mode) driver.Options {
 }
 
 func check(res *driver.Result) verify.Verdict {
-	return verify.Check(verify.Input{
-		Seats: res.Run.Seats, Attempts: res.Attempts, Sales: res.Sales,
-		Sector: res.Sector, Incomplete: res.Run.Incomplete,
-	})
+	return verify.Check(verify.RunInput(res.Run, res.Records))
 }
 
 // TestRaceModes races every mode against the real stack: the negative

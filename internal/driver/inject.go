@@ -85,8 +85,9 @@ func (f *injector) At(ctx context.Context, a *history.Attempt, p strategy.Point,
 }
 
 // seq numbers the attempt among all holders of the run, the first time it
-// reaches a point where it holds the lock (or starts its sale). It returns
-// 0 for faults that strike no chosen holder.
+// reaches a point where it holds the lock — or, in a mode without a lock,
+// the row (MidWrite comes after the UPDATE took it). It returns 0 for
+// faults that strike no chosen holder.
 func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point) (int64, error) {
 	if !f.cfg.Fault.Scheduled() {
 		return 0, nil
@@ -94,7 +95,9 @@ func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point
 	f.mu.Lock()
 	n, ok := f.seqs[a]
 	f.mu.Unlock()
-	if ok || (p != strategy.AcquireGap && p != strategy.Holding) {
+	holds := p == strategy.AcquireGap || p == strategy.MidWrite ||
+		(p == strategy.Holding && f.cfg.Mode.UsesLock())
+	if ok || !holds {
 		return n, nil
 	}
 	n, err := f.rdb.Incr(ctx, f.cfg.FaultKey).Result()

@@ -148,6 +148,7 @@ func connect(ctx context.Context, cfg workerConfig, w *reporter) (*strategy.Cont
 	}
 	inj := newInjector(cfg, rdb, w)
 	inj.deps = strategy.Deps{
+		Redis:    rdb,
 		Locker:   inj.locker,
 		Store:    store,
 		Sector:   cfg.Sector,

@@ -151,6 +151,10 @@ func (s *Store) Warm(ctx context.Context) error {
 // Close closes the pool.
 func (s *Store) Close() { s.pool.Close() }
 
+// Pool is the store's connection pool, whose search_path is the run's
+// schema: for tests that plant their own (broken) statements.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
 // Querier runs a statement: a transaction or the pool.
 type Querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/redislock"
@@ -72,6 +74,7 @@ type Contender struct {
 
 // Deps are what New wires a contender from.
 type Deps struct {
+	Redis    redis.Cmdable
 	Locker   *redislock.Locker
 	Store    *inventory.Store
 	Sector   int

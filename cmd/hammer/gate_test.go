@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGateJUnit runs a small matrix through `hammer gate` and reads back
+// junit.xml: one test case per cell, a failure where the cell missed its
+// expectation — including a cell that "detection lost".
+func TestGateJUnit(t *testing.T) {
+	dir := t.TempDir()
+	matrix := filepath.Join(dir, "small.matrix")
+	cells := "# a passing cell, a broken lock that must be seen, and a wrong expectation\n" +
+		"update-only none safe\n" +
+		"lock-only pause unsafe\n" +
+		"lock-plus-update pause unsafe\n"
+	if err := os.WriteFile(matrix, []byte(cells), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := append([]string{"gate", "--matrix", matrix, "--quiet", "--out", out}, stackArgs(t)...)
+	code, stdout, stderr := hammer(t, args...)
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d (a cell expected unsafe stayed safe)\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "detection lost") {
+		t.Errorf("stdout does not say detection lost:\n%s", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("junit.xml does not parse: %v", err)
+	}
+	if doc.Tests != 3 || doc.Failures != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 3 {
+		t.Fatalf("junit: %d tests, %d failures, %d suites; want 3 cases with 1 failure", doc.Tests, doc.Failures, len(doc.Suites))
+	}
+	for _, c := range doc.Suites[0].Cases {
+		failed := c.Failure != nil
+		if failed != (c.Name == "lock-plus-update/pause") {
+			t.Errorf("case %s: failed %v", c.Name, failed)
+		}
+		if failed && !strings.Contains(c.Failure.Message, "detection lost") {
+			t.Errorf("failure message %q does not say detection lost", c.Failure.Message)
+		}
+	}
+}
+
+func TestGateBadMatrix(t *testing.T) {
+	matrix := filepath.Join(t.TempDir(), "bad.matrix")
+	if err := os.WriteFile(matrix, []byte("lock-only meteor safe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := hammer(t, "gate", "--matrix", matrix)
+	if code != exitUsage || !strings.Contains(stderr, "matrix line 1: unknown fault") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

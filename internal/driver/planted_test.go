@@ -1,0 +1,212 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
+	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/scenarios"
+	"github.com/hammer-load/hammer/verify"
+)
+
+// plants are the classic mistakes, planted one at a time into the worker
+// processes of this test binary. They exist only here, never in hammer.
+func plants() map[string]driver.Plant {
+	return map[string]driver.Plant{
+		"release-without-owner-check": func(c *strategy.Contender, d strategy.Deps) {
+			c.Lock = &brokenLock{RedisLock: redisLock(d), rdb: d.Redis, release: plainDel}
+		},
+		"setnx-then-expire": func(c *strategy.Contender, d strategy.Deps) {
+			c.Lock = &brokenLock{RedisLock: redisLock(d), rdb: d.Redis, acquire: setnxThenExpire}
+		},
+		"lock-without-ttl": func(c *strategy.Contender, d strategy.Deps) {
+			c.Lock = &brokenLock{RedisLock: redisLock(d), rdb: d.Redis, acquire: setnxForever}
+		},
+		"update-without-condition": func(c *strategy.Contender, d strategy.Deps) {
+			c.Sell = unconditionalSell(d.Store)
+		},
+		"lock-per-process": func(c *strategy.Contender, d strategy.Deps) {
+			l := redisLock(d)
+			l.Key = fmt.Sprintf("%s:proc:%d", l.Key, os.Getpid())
+			c.Lock = l
+		},
+	}
+}
+
+// TestPlantedBugsAreCaught plants each classic mistake and runs the gate
+// cell that guards against it once: the cell must miss its expectation,
+// through the check named.
+func TestPlantedBugsAreCaught(t *testing.T) {
+	tests := []struct {
+		plant     string
+		cell      string
+		wantCheck string
+	}{
+		{"release-without-owner-check", "lock-only/slow-release", verify.CheckMutualExclusion},
+		{"setnx-then-expire", "lock-only/crash", verify.CheckStuckLock},
+		{"lock-without-ttl", "lock-only/crash", verify.CheckStuckLock},
+		{"update-without-condition", "update-only", verify.CheckUnexpectedError},
+		{"lock-per-process", "lock-only", verify.CheckMutualExclusion},
+	}
+	for _, tt := range tests {
+		t.Run(tt.plant, func(t *testing.T) {
+			cell := gateCell(t, tt.cell)
+			if cell.Expected != "safe" {
+				t.Fatalf("cell %s is expected %s; a planted bug must break a safe cell", tt.cell, cell.Expected)
+			}
+			o := gateOptions(t, cell)
+			o.Plant = tt.plant
+			res, err := driver.Race(context.Background(), o)
+			if err != nil {
+				t.Fatalf("Race: %v", err)
+			}
+			v := check(res)
+			if ok, reason := verify.Expect(v, cell.Expected); ok {
+				t.Fatalf("the gate missed %s: cell %s still passes (%s)", tt.plant, tt.cell, reason)
+			}
+			if !slices.ContainsFunc(v.Violations, func(x verify.Violation) bool { return x.Check == tt.wantCheck }) {
+				t.Errorf("caught, but not by %s: %s", tt.wantCheck, v.Summary())
+			}
+		})
+	}
+}
+
+// TestGateCells runs every cell of the default gate matrix once with the
+// correct strategies: each must meet its expectation.
+func TestGateCells(t *testing.T) {
+	for _, cell := range scenarios.Gate() {
+		t.Run(cell.Name, func(t *testing.T) {
+			res, err := driver.Race(context.Background(), gateOptions(t, cell))
+			if err != nil {
+				t.Fatalf("Race: %v", err)
+			}
+			v := check(res)
+			if ok, reason := verify.Expect(v, cell.Expected); !ok {
+				t.Errorf("%s", reason)
+			}
+			if cell.Fault != scenarios.NoFault && cell.Fault.Scheduled() && len(res.Faults) == 0 {
+				t.Errorf("fault %s was scheduled but never recorded", cell.Fault)
+			}
+		})
+	}
+}
+
+func gateCell(t *testing.T, name string) scenarios.Scenario {
+	t.Helper()
+	for _, c := range scenarios.Gate() {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no gate cell %s", name)
+	return scenarios.Scenario{}
+}
+
+// gateOptions sizes a race the way `hammer gate` does.
+func gateOptions(t *testing.T, cell scenarios.Scenario) driver.Options {
+	o := options(t, cell.Mode)
+	o.Scenario = cell
+	o.Procs, o.Goroutines, o.Seats, o.PoolSize = 2, 50, 20, 8
+	o.LockTTL, o.LockWait = 150*time.Millisecond, 2*time.Second
+	o.RestartRedis = restartRedis(t)
+	return o
+}
+
+// brokenLock is the correct lock with one step replaced.
+type brokenLock struct {
+	*strategy.RedisLock
+	rdb     redis.Cmdable
+	acquire func(ctx context.Context, l *brokenLock, gap func(context.Context) error) (redislock.Lease, bool, error)
+	release func(ctx context.Context, l *brokenLock, lease redislock.Lease) (bool, error)
+}
+
+func (l *brokenLock) Acquire(ctx context.Context, rng *rand.Rand, gap func(context.Context) error) (redislock.Lease, error) {
+	if l.acquire == nil {
+		return l.RedisLock.Acquire(ctx, rng, gap)
+	}
+	return l.Locker.Retry(ctx, l.Wait, rng, func() (redislock.Lease, bool, error) { return l.acquire(ctx, l, gap) })
+}
+
+func (l *brokenLock) Release(ctx context.Context, lease redislock.Lease) (bool, error) {
+	if l.release == nil {
+		return l.RedisLock.Release(ctx, lease)
+	}
+	return l.release(ctx, l, lease)
+}
+
+// plainDel releases with DEL: no check that the lock is still ours.
+func plainDel(ctx context.Context, l *brokenLock, lease redislock.Lease) (bool, error) {
+	n, err := l.rdb.Del(ctx, lease.Key).Result()
+	return n == 1, err
+}
+
+// setnxThenExpire takes the lock with two commands; a crash between them
+// leaves a lock that never expires.
+func setnxThenExpire(ctx context.Context, l *brokenLock, gap func(context.Context) error) (redislock.Lease, bool, error) {
+	token := fmt.Sprint(rand.Int64())
+	ok, err := l.rdb.SetNX(ctx, l.Key, token, 0).Result()
+	if err != nil || !ok {
+		return redislock.Lease{}, false, err
+	}
+	if err := gap(ctx); err != nil {
+		return redislock.Lease{}, false, err
+	}
+	if err := l.rdb.PExpire(ctx, l.Key, l.TTL).Err(); err != nil {
+		return redislock.Lease{}, false, err
+	}
+	return redislock.Lease{Key: l.Key, Token: token}, true, nil
+}
+
+// setnxForever takes the lock without any TTL.
+func setnxForever(ctx context.Context, l *brokenLock, _ func(context.Context) error) (redislock.Lease, bool, error) {
+	token := fmt.Sprint(rand.Int64())
+	ok, err := l.rdb.SetNX(ctx, l.Key, token, 0).Result()
+	return redislock.Lease{Key: l.Key, Token: token}, ok, err
+}
+
+// unconditionalSell decrements without AND available > 0.
+func unconditionalSell(s *inventory.Store) func(context.Context, inventory.Request) (inventory.Result, error) {
+	return func(ctx context.Context, r inventory.Request) (res inventory.Result, err error) {
+		err = pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
+			err := tx.QueryRow(ctx, "UPDATE sectors SET available = available - 1 WHERE id = $1 RETURNING capacity - available",
+				r.Sector).Scan(&res.Seat)
+			if err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, "INSERT INTO sales (sector_id, seat, request_id, worker, started_at) VALUES ($1, $2, $3, $4, $5)",
+				r.Sector, res.Seat, r.RequestID, r.Worker, r.StartedAt)
+			return err
+		})
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = inventory.ErrSoldOut
+		}
+		return res, err
+	}
+}
+
+func redisLock(d strategy.Deps) *strategy.RedisLock {
+	return &strategy.RedisLock{Locker: d.Locker, Key: d.LockKey, TTL: d.LockTTL, Wait: d.LockWait}
+}
+
+// restartRedis restarts the shared stack's Redis when the test owns it.
+func restartRedis(t *testing.T) func(context.Context) error {
+	st := stacktest.Get(t)
+	if st.Kind != stack.Local {
+		return nil
+	}
+	return st.RestartRedis
+}
