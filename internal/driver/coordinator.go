@@ -84,7 +84,8 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
 	sector := history.Sector{Run: name, ID: sectorID, Capacity: o.Seats, Available: o.Seats}
-	if err := inventory.Create(ctx, o.PGURL, schema, sector); err != nil {
+	err := inventory.Create(ctx, o.PGURL, schema, sector)
+	if err != nil {
 		return nil, err
 	}
 	if !o.Keep {
@@ -103,6 +104,15 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 		Schedule: schedule(o.Scenario.Fault, o.Seed, name, o.Seats),
 		PauseFor: o.PauseFor, Plant: o.Plant,
 	}
+	var px *netProxies
+	if o.Scenario.Fault.Proxied() {
+		// Workers reach the servers through the proxies; the coordinator
+		// keeps its direct URLs for set-up, read-back and clean-up.
+		if px, cfg.RedisURL, cfg.PGURL, err = startProxies(o.RedisURL, o.PGURL); err != nil {
+			return nil, err
+		}
+		defer px.stop()
+	}
 	ws, err := startWorkers(ctx, o, cfg)
 	if err != nil {
 		return nil, err
@@ -120,9 +130,17 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
 	}
+	netFault := make(chan history.FaultEvent, 1)
+	if px != nil {
+		start := time.Unix(0, res.Run.GoAt).Add(netFaultDelay(o.Seed))
+		go func() { netFault <- px.window(name, o.Scenario.Fault, start, o.PauseFor) }()
+	}
 	strikes := &striker{o: o, fleet: ws, lockKey: cfg.LockKey, left: len(cfg.Schedule)}
 	res.Attempts, res.Faults, res.Run.Incomplete = ws.collect(ctx, o, strikes)
 	res.Faults = append(res.Faults, strikes.finish()...)
+	if px != nil {
+		res.Faults = append(res.Faults, <-netFault)
+	}
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
 	res.Sales, res.Sector, err = readBack(ctx, o.PGURL, schema, name)
