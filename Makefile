@@ -5,7 +5,7 @@ GO   ?= go
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build load test vet services up down clean
+.PHONY: all build load gate gate-repeat test vet services up down clean
 
 all: build
 
@@ -19,6 +19,15 @@ services:
 ## load: race the default matrix; extra flags with ARGS="--procs 8"
 load: build services
 	./$(BIN) load $(ARGS)
+
+## gate: the mode x fault matrix as an oversell regression gate; writes junit.xml
+gate: build services
+	./$(BIN) gate $(ARGS)
+
+## gate-repeat: run the gate N times and check the verdicts never change
+N ?= 20
+gate-repeat: services
+	./scripts/gate-repeat.sh $(N) $(ARGS)
 
 vet:
 	$(GO) vet ./...
