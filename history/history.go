@@ -136,6 +136,9 @@ type Manifest struct {
 	// such as PostgreSQL running with fsync off.
 	StackNotes []string `json:"stack_notes,omitempty"`
 	Runs       []Run    `json:"runs"`
+	// Skipped names the scenarios that could not run on this stack, each
+	// with the reason.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // ManifestSchema is the version of the Manifest format.

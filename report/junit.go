@@ -41,13 +41,14 @@ type (
 		Name      string        `xml:"name,attr"`
 		Classname string        `xml:"classname,attr"`
 		Time      string        `xml:"time,attr"`
+		Skipped   *junitProblem `xml:"skipped,omitempty"`
 		Failure   *junitProblem `xml:"failure,omitempty"`
 		Error     *junitProblem `xml:"error,omitempty"`
 		SystemOut string        `xml:"system-out,omitempty"`
 	}
 	junitProblem struct {
 		Message string `xml:"message,attr"`
-		Type    string `xml:"type,attr"`
+		Type    string `xml:"type,attr,omitempty"`
 		Text    string `xml:",chardata"`
 	}
 )
@@ -78,6 +79,12 @@ func JUnit(s Summary, name string) ([]byte, error) {
 			c.SystemOut = r.ExpectReason
 		}
 		suite.Cases = append(suite.Cases, c)
+	}
+	for _, sk := range s.Skipped {
+		cell, why, _ := strings.Cut(sk, ": ")
+		suite.Cases = append(suite.Cases, junitCase{Name: cell, Classname: strings.ReplaceAll(name, " ", "."),
+			Time: seconds(0), Skipped: &junitProblem{Message: why}})
+		suite.Skipped++
 	}
 	suite.Tests, suite.Time = len(suite.Cases), seconds(total)
 	doc := junitSuites{Name: name, Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,

@@ -29,6 +29,8 @@ type Summary struct {
 	Stack      string       `json:"stack"`
 	StackNotes []string     `json:"stack_notes,omitempty"`
 	Runs       []RunSummary `json:"runs"`
+	// Skipped names the scenarios this stack could not run, with why.
+	Skipped []string `json:"skipped,omitempty"`
 	// ExitCode is the code hammer exited with for this folder.
 	ExitCode int `json:"exit_code"`
 }
@@ -91,7 +93,7 @@ func slack(ds []time.Duration) *Slack {
 func Build(f *history.Folder, verdicts []verify.RunVerdict) Summary {
 	s := Summary{
 		Schema: SummarySchema, RunID: f.Manifest.RunID, Seed: f.Manifest.Seed,
-		Stack: f.Manifest.Stack, StackNotes: f.Manifest.StackNotes,
+		Stack: f.Manifest.Stack, StackNotes: f.Manifest.StackNotes, Skipped: f.Manifest.Skipped,
 		ExitCode: verify.ExitCode(verdicts),
 	}
 	for _, rv := range verdicts {
@@ -153,6 +155,9 @@ func WriteTable(w io.Writer, s Summary) error {
 	for _, r := range s.Runs {
 		writeDetails(w, r, terminalLimits(r))
 	}
+	for _, sk := range s.Skipped {
+		fmt.Fprintf(w, "\nskipped %s\n", sk)
+	}
 	return nil
 }
 
@@ -205,10 +210,15 @@ func writeDetails(w io.Writer, r RunSummary, l limits) {
 	for _, u := range r.Undetermined {
 		lines = append(lines, line{text: "undetermined: " + u})
 	}
+
 	if len(lines) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n%s (%s):\n", r.Name, r.Verdict)
+	if sl := r.LockSlack; sl != nil && sl.Expired > 0 {
+		fmt.Fprintf(w, "  lock slack (TTL minus critical section): min %s, p1 %s, p50 %s; %d of %d holders outlived their lock\n",
+			fmtMs(sl.MinMs), fmtMs(sl.P1Ms), fmtMs(sl.P50Ms), sl.Expired, sl.Holders)
+	}
 	stories := 0
 	told := map[string]bool{} // the oversell's story is often a double-sold seat's
 	for i, ln := range lines {
@@ -231,6 +241,9 @@ func writeDetails(w io.Writer, r RunSummary, l limits) {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func fmtMs(v float64) string {
+	if v < 0 {
+		return "-" + fmtMs(-v)
+	}
 	switch {
 	case v >= 999.5:
 		return fmt.Sprintf("%.2fs", v/1000)

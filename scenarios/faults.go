@@ -42,11 +42,16 @@ const (
 	// Partition cuts every connection to Redis and PostgreSQL for a window,
 	// through an in-process TCP proxy.
 	Partition Fault = "partition"
+	// Failover runs Redis as a primary with a lagging replica; while a
+	// holder has the lock the primary dies before the key replicated, the
+	// replica is promoted and clients move to it. Needs a stack hammer
+	// manages (local).
+	Failover Fault = "failover"
 )
 
 // Faults returns every fault (NoFault excluded).
 func Faults() []Fault {
-	return []Fault{Pause, PauseStop, ShortTTL, LockLoss, Crash, Duplicate, SlowRelease, NetDelay, Partition}
+	return []Fault{Pause, PauseStop, ShortTTL, LockLoss, Failover, Crash, Duplicate, SlowRelease, NetDelay, Partition}
 }
 
 // ParseFault returns the fault named s; "" and "none" mean NoFault.
@@ -68,7 +73,7 @@ func ParseFault(s string) (Fault, error) {
 // every attempt or a time window).
 func (f Fault) Scheduled() bool {
 	switch f {
-	case Pause, PauseStop, ShortTTL, LockLoss, Crash, SlowRelease:
+	case Pause, PauseStop, ShortTTL, LockLoss, Failover, Crash, SlowRelease:
 		return true
 	}
 	return false
@@ -77,6 +82,10 @@ func (f Fault) Scheduled() bool {
 // Proxied reports whether the fault needs the TCP proxy between the workers
 // and the servers.
 func (f Fault) Proxied() bool { return f == NetDelay || f == Partition }
+
+// NeedsManagedStack reports whether the fault needs servers hammer started
+// itself (it kills and replicates them).
+func (f Fault) NeedsManagedStack() bool { return f == Failover }
 
 // NeedsProcs is the fewest worker processes the fault can be shown with:
 // stopping or killing a process needs another one to go on racing.

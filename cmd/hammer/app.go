@@ -35,7 +35,7 @@ Usage:
   hammer verify DIR                re-verify a results folder offline
 
 Modes: none, lock-only, update-only, lock-plus-update, fenced.
-Faults (run --fault, gate): pause, pause-stop, short-ttl, lock-loss, crash,
+Faults (run --fault, gate): pause, pause-stop, short-ttl, lock-loss, failover, crash,
 duplicate, slow-release, net-delay, partition.
 Run 'hammer run -h', 'hammer load -h' or 'hammer gate -h' for the flags.
 `

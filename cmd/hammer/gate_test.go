@@ -17,7 +17,8 @@ func TestGateJUnit(t *testing.T) {
 	cells := "# a passing cell, a broken lock that must be seen, and a wrong expectation\n" +
 		"update-only none safe\n" +
 		"lock-only pause unsafe\n" +
-		"lock-plus-update pause unsafe\n"
+		"lock-plus-update pause unsafe\n" +
+		"lock-only failover unsafe\n"
 	if err := os.WriteFile(matrix, []byte(cells), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +40,12 @@ func TestGateJUnit(t *testing.T) {
 		Tests    int      `xml:"tests,attr"`
 		Failures int      `xml:"failures,attr"`
 		Suites   []struct {
-			Cases []struct {
+			Skipped int `xml:"skipped,attr"`
+			Cases   []struct {
 				Name    string `xml:"name,attr"`
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
 				Failure *struct {
 					Message string `xml:"message,attr"`
 				} `xml:"failure"`
@@ -50,8 +55,12 @@ func TestGateJUnit(t *testing.T) {
 	if err := xml.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("junit.xml does not parse: %v", err)
 	}
-	if doc.Tests != 3 || doc.Failures != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 3 {
-		t.Fatalf("junit: %d tests, %d failures, %d suites; want 3 cases with 1 failure", doc.Tests, doc.Failures, len(doc.Suites))
+	// The failover cell cannot run on an external stack: reported skipped.
+	if doc.Tests != 4 || doc.Failures != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 4 || doc.Suites[0].Skipped != 1 {
+		t.Fatalf("junit: %d tests, %d failures, %d suites; want 4 cases with 1 failure and 1 skipped", doc.Tests, doc.Failures, len(doc.Suites))
+	}
+	if c := doc.Suites[0].Cases[3]; c.Name != "lock-only/failover" || c.Skipped == nil || !strings.Contains(c.Skipped.Message, "--stack local") {
+		t.Errorf("last case %+v, want lock-only/failover skipped for want of a managed stack", c)
 	}
 	for _, c := range doc.Suites[0].Cases {
 		failed := c.Failure != nil

@@ -126,18 +126,37 @@ func raceAll(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, junit
 		return exitInfra
 	}
 	defer st.Close()
+	scns, skipped := runnable(scns, st.Kind)
+	if len(skipped) > 0 && junit == "" {
+		return usageError(io, "%s", skipped[0])
+	}
 
 	folder, err := raceScenarios(ctx, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
+	folder.Manifest.Skipped = skipped
 	// Everything needed is read back: stop the servers before reporting so
 	// that the verdict table is the last thing printed.
 	if err := st.Close(); err != nil {
 		fmt.Fprintf(io.err, "hammer: stop servers: %v\n", err)
 	}
 	return finish(f.out, folder, junit, io)
+}
+
+// runnable splits off the scenarios this kind of stack cannot run, saying
+// why for each.
+func runnable(scns []scenarios.Scenario, kind stack.Kind) (run []scenarios.Scenario, skipped []string) {
+	for _, sc := range scns {
+		if sc.Fault.NeedsManagedStack() && kind != stack.Local {
+			skipped = append(skipped, fmt.Sprintf("%s: the %s fault needs a stack hammer manages (--stack local), not %s",
+				sc.Name, sc.Fault, kind))
+			continue
+		}
+		run = append(run, sc)
+	}
+	return run, skipped
 }
 
 // raceScenarios races each scenario in turn on one stack.
@@ -153,9 +172,9 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 		Schema: history.ManifestSchema, RunID: runID, Seed: f.seed,
 		Stack: string(st.Kind), StackNotes: st.Notes,
 	}}
-	var restart func(context.Context) error
+	var managed *stack.Stack
 	if st.Kind == stack.Local {
-		restart = st.RestartRedis
+		managed = st
 	}
 	prog := newProgress(io, f.quiet)
 	defer prog.wait()
@@ -176,7 +195,7 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 			Procs: f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,
 			RedisURL: st.RedisURL, PGURL: st.PGURL,
 			LockTTL: f.lockTTL, LockWait: f.lockWait, Timeout: f.timeout, ReadyTimeout: time.Minute,
-			Seed: f.seed, Keep: f.keep, Worker: worker, RestartRedis: restart,
+			Seed: f.seed, Keep: f.keep, Worker: worker, Managed: managed,
 			OnAttempt: track.attempt,
 		})
 		track.done()

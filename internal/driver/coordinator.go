@@ -18,6 +18,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -50,10 +51,10 @@ type Options struct {
 	// PauseFor is how long a pause, a stop or injected latency lasts
 	// (default three lock TTLs: longer than the lock lives).
 	PauseFor time.Duration
-	// RestartRedis, if set, restarts the Redis server without persistence
-	// (a stack hammer manages); the lock-loss fault then loses every key
-	// for real. Without it, lock-loss deletes hammer's own lock key only.
-	RestartRedis func(context.Context) error
+	// Managed is the stack when hammer started the servers itself (local),
+	// nil otherwise. With it, lock-loss restarts Redis for real (without
+	// it, hammer deletes its own lock key only) and failover can run.
+	Managed *stack.Stack
 	// Plant names a broken variant the worker binary registered (tests only).
 	Plant  string
 	Worker Command
@@ -80,67 +81,43 @@ const sectorID = 1
 // run at all (setup failed); trouble during the race is reported in
 // Result.Run.Incomplete instead, so the verdict becomes unknown.
 func Race(ctx context.Context, o Options) (*Result, error) {
+	if o.PauseFor == 0 {
+		o.PauseFor = 3 * o.LockTTL
+	}
 	name := o.Scenario.Name
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
 	sector := history.Sector{Run: name, ID: sectorID, Capacity: o.Seats, Available: o.Seats}
-	err := inventory.Create(ctx, o.PGURL, schema, sector)
-	if err != nil {
+	if err := inventory.Create(ctx, o.PGURL, schema, sector); err != nil {
 		return nil, err
 	}
 	if !o.Keep {
 		defer cleanup(o, schema, prefix)
 	}
-	if o.PauseFor == 0 {
-		o.PauseFor = 3 * o.LockTTL
+	cfg := newWorkerConfig(o, schema, prefix)
+	env, err := setUpFaults(ctx, o, &cfg)
+	if err != nil {
+		return nil, err
 	}
-	cfg := workerConfig{
-		Run: name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
-		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
-		LockKey: prefix + "lock:sector:" + fmt.Sprint(sectorID), Sector: sectorID,
-		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
-		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend,
-		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
-		Schedule: schedule(o.Scenario.Fault, o.Seed, name, o.Seats),
-		PauseFor: o.PauseFor, Plant: o.Plant,
-	}
-	var px *netProxies
-	if o.Scenario.Fault.Proxied() {
-		// Workers reach the servers through the proxies; the coordinator
-		// keeps its direct URLs for set-up, read-back and clean-up.
-		if px, cfg.RedisURL, cfg.PGURL, err = startProxies(o.RedisURL, o.PGURL); err != nil {
-			return nil, err
-		}
-		defer px.stop()
-	}
+	defer env.tearDown(ctx)
 	ws, err := startWorkers(ctx, o, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer ws.shutdown()
-	res := &Result{Run: history.Run{
-		Name: name, Mode: string(o.Scenario.Mode), Procs: o.Procs, Goroutines: o.Goroutines,
-		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: string(o.Scenario.Fault),
-		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend,
-	}}
 	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
 		return nil, err
 	}
+	res := &Result{Run: newRun(o)}
 	res.Run.GoAt = ws.release()
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
 	}
-	netFault := make(chan history.FaultEvent, 1)
-	if px != nil {
-		start := time.Unix(0, res.Run.GoAt).Add(netFaultDelay(o.Seed))
-		go func() { netFault <- px.window(name, o.Scenario.Fault, start, o.PauseFor) }()
-	}
-	strikes := &striker{o: o, fleet: ws, lockKey: cfg.LockKey, left: len(cfg.Schedule)}
+	env.startWindow(o, res.Run.GoAt)
+	strikes := &striker{o: o, fleet: ws, lockKey: cfg.LockKey, watchURL: cfg.RedisURL, failover: env.failover, left: len(cfg.Schedule)}
 	res.Attempts, res.Faults, res.Run.Incomplete = ws.collect(ctx, o, strikes)
 	res.Faults = append(res.Faults, strikes.finish()...)
-	if px != nil {
-		res.Faults = append(res.Faults, <-netFault)
-	}
+	res.Faults = append(res.Faults, env.windowEvents()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
 	res.Sales, res.Sector, err = readBack(ctx, o.PGURL, schema, name)
@@ -151,6 +128,29 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 		res.Sectors = []history.Sector{*res.Sector}
 	}
 	return res, nil
+}
+
+// newWorkerConfig is what every worker of the race is told.
+func newWorkerConfig(o Options, schema, prefix string) workerConfig {
+	return workerConfig{
+		Run: o.Scenario.Name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
+		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
+		LockKey: prefix + "lock:sector:" + fmt.Sprint(sectorID), Sector: sectorID,
+		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
+		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend,
+		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
+		Schedule: schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats),
+		PauseFor: o.PauseFor, Plant: o.Plant,
+	}
+}
+
+// newRun describes the race in the manifest.
+func newRun(o Options) history.Run {
+	return history.Run{
+		Name: o.Scenario.Name, Mode: string(o.Scenario.Mode), Procs: o.Procs, Goroutines: o.Goroutines,
+		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: string(o.Scenario.Fault),
+		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend,
+	}
 }
 
 // readBack reads the ledger and the final sector row after the race.

@@ -65,7 +65,7 @@ func (f *injector) At(ctx context.Context, a *history.Attempt, p strategy.Point,
 		if scheduled && p == strategy.MidWrite {
 			return f.latency(ctx, a, q, f.cfg.PauseFor, "database latency")
 		}
-	case scenarios.PauseStop, scenarios.LockLoss:
+	case scenarios.PauseStop, scenarios.LockLoss, scenarios.Failover:
 		if scheduled && p == strategy.MidWrite {
 			return f.strike(ctx, a)
 		}

@@ -122,7 +122,7 @@ func gateOptions(t *testing.T, cell scenarios.Scenario) driver.Options {
 	o.Scenario = cell
 	o.Procs, o.Goroutines, o.Seats, o.PoolSize = 2, 50, 20, 8
 	o.LockTTL, o.LockWait = 150*time.Millisecond, 2*time.Second
-	o.RestartRedis = restartRedis(t)
+	o.Managed = managed(t)
 	return o
 }
 
@@ -202,11 +202,10 @@ func redisLock(d strategy.Deps) *strategy.RedisLock {
 	return &strategy.RedisLock{Locker: d.Locker, Key: d.LockKey, TTL: d.LockTTL, Wait: d.LockWait}
 }
 
-// restartRedis restarts the shared stack's Redis when the test owns it.
-func restartRedis(t *testing.T) func(context.Context) error {
-	st := stacktest.Get(t)
-	if st.Kind != stack.Local {
-		return nil
+// managed is the shared stack when the test started it.
+func managed(t *testing.T) *stack.Stack {
+	if st := stacktest.Get(t); st.Kind == stack.Local {
+		return st
 	}
-	return st.RestartRedis
+	return nil
 }

@@ -52,7 +52,10 @@ type striker struct {
 	o       Options
 	fleet   *fleet
 	lockKey string
-	left    int // strikes still to make; later requests resume at once
+	// watchURL is the Redis the workers use, where a new holder shows up.
+	watchURL string
+	failover *failover // set for the failover fault
+	left     int       // strikes still to make; later requests resume at once
 
 	mu     sync.Mutex
 	events []history.FaultEvent
@@ -104,7 +107,7 @@ func (s *striker) inject(ctx context.Context, st strike) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("SIGKILL of worker %d (pid %d) in the middle of its sale", st.Proc, pid), nil
-	case scenarios.LockLoss:
+	case scenarios.LockLoss, scenarios.Failover:
 		how, err := s.loseLock(ctx)
 		if err != nil {
 			s.fleet.resume(st.Proc, st.Key)
@@ -121,13 +124,16 @@ func (s *striker) inject(ctx context.Context, st strike) (string, error) {
 // loseLock makes the lock key vanish: a real Redis restart when the stack
 // is hammer's own, else the deletion of hammer's own lock key only.
 func (s *striker) loseLock(ctx context.Context) (string, error) {
-	if s.o.RestartRedis != nil {
-		if err := s.o.RestartRedis(ctx); err != nil {
+	if s.failover != nil {
+		return s.failover.fail(ctx)
+	}
+	if s.o.Managed != nil {
+		if err := s.o.Managed.RestartRedis(ctx); err != nil {
 			return "", fmt.Errorf("restart redis: %w", err)
 		}
 		return "Redis restarted without persistence (every key lost)", nil
 	}
-	rdb, err := s.redis()
+	rdb, err := s.redis(s.o.RedisURL)
 	if err != nil {
 		return "", err
 	}
@@ -141,7 +147,7 @@ func (s *striker) loseLock(ctx context.Context) (string, error) {
 // awaitNewHolder waits until another contender holds the lost lock, so the
 // resumed holder and the new one overlap.
 func (s *striker) awaitNewHolder(ctx context.Context) string {
-	rdb, err := s.redis()
+	rdb, err := s.redis(s.watchURL)
 	if err != nil {
 		return "could not watch the lock: " + err.Error()
 	}
@@ -159,8 +165,8 @@ func (s *striker) awaitNewHolder(ctx context.Context) string {
 	return "nobody took the lock before the old holder went on"
 }
 
-func (s *striker) redis() (*redis.Client, error) {
-	opt, err := redis.ParseURL(s.o.RedisURL)
+func (s *striker) redis(rawURL string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
