@@ -127,8 +127,10 @@ func (l *localServers) runRedis(ctx context.Context, port int) error {
 	p, err := startProc(procSpec{
 		name: "redis-server",
 		path: l.bins.redisServer,
+		// A replica (failover fault) syncs at once instead of after the
+		// default 5 s wait for more replicas.
 		args: []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "no", "--dir", l.dir},
+			"--save", "", "--appendonly", "no", "--dir", l.dir, "--repl-diskless-sync-delay", "0"},
 		dir:      l.dir,
 		logPath:  filepath.Join(l.dir, "redis.log"),
 		deathSig: syscall.SIGKILL,
