@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"time"
 
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -32,6 +33,20 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return usageError(io, "run: %v", err)
 	}
+	if flt != scenarios.NoFault && !isSet(fs, "lock-ttl") {
+		// Faults last a few TTLs: keep a faulted run to seconds, not minutes.
+		f.lockTTL = faultLockTTL
+	}
 	sc := scenarios.Scenario{Name: scenarios.CellName(m, flt, *extend), Mode: m, Fault: flt, Extend: *extend}
 	return raceAll(ctx, &f, []scenarios.Scenario{sc}, "", io)
+}
+
+// faultLockTTL is the lock TTL of `run --fault` unless --lock-ttl is given.
+const faultLockTTL = 500 * time.Millisecond
+
+// isSet reports whether the flag was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

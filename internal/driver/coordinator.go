@@ -449,6 +449,7 @@ type tail struct {
 	buf []byte
 }
 
+// Write keeps the last bytes of p.
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
