@@ -40,7 +40,11 @@ type Attempt struct {
 	RequestID string `json:"request_id"`
 	// Try tells apart the copies of a request sent more than once (the
 	// duplicate fault); 0 otherwise.
-	Try          int   `json:"try,omitempty"`
+	Try int `json:"try,omitempty"`
+	// Intended is when the attempt should have started in the open model
+	// (--rate); its latency counts from here, so a stall shows up instead
+	// of hiding (coordinated omission). Zero in the closed model.
+	Intended     int64 `json:"intended_ns,omitempty"`
 	Invoke       int64 `json:"invoke_ns"`
 	LockAcquired int64 `json:"lock_acquired_ns,omitempty"`
 	LockReleased int64 `json:"lock_released_ns,omitempty"`
@@ -120,7 +124,12 @@ type Run struct {
 	// whether holders kept extending it.
 	LockTTL int64 `json:"lock_ttl_ns,omitempty"`
 	Extend  bool  `json:"extend,omitempty"`
-	GoAt    int64 `json:"go_ns"`
+	// Rate and Duration describe an open-model run (attempts per second
+	// for Duration ns); zero for the closed model, where every contender
+	// fires at the go signal.
+	Rate     float64 `json:"rate,omitempty"`
+	Duration int64   `json:"duration_ns,omitempty"`
+	GoAt     int64   `json:"go_ns"`
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.
 	Incomplete []string `json:"incomplete,omitempty"`
@@ -130,8 +139,11 @@ type Run struct {
 type Manifest struct {
 	Schema string `json:"schema"`
 	RunID  string `json:"run_id"`
-	Seed   uint64 `json:"seed"`
-	Stack  string `json:"stack"`
+	// Command is the hammer subcommand that made the folder (run, load, gate).
+	Command string `json:"command,omitempty"`
+	Seed    uint64 `json:"seed"`
+	Stack   string `json:"stack"`
+	Env     Env    `json:"env"`
 	// StackNotes records facts about the servers that bear on the results,
 	// such as PostgreSQL running with fsync off.
 	StackNotes []string `json:"stack_notes,omitempty"`
@@ -139,6 +151,19 @@ type Manifest struct {
 	// Skipped names the scenarios that could not run on this stack, each
 	// with the reason.
 	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Env is what a run ran on, for the report's manifest.
+type Env struct {
+	Hammer     string `json:"hammer"`             // module version
+	Revision   string `json:"revision,omitempty"` // VCS revision hammer was built from
+	Go         string `json:"go"`
+	Redis      string `json:"redis,omitempty"`
+	PostgreSQL string `json:"postgresql,omitempty"`
+	// Fsync is PostgreSQL's fsync setting as the server reported it.
+	Fsync    string `json:"fsync,omitempty"`
+	Cores    int    `json:"cores"`
+	PoolSize int    `json:"pool_size"` // PostgreSQL connections per worker process
 }
 
 // ManifestSchema is the version of the Manifest format.

@@ -14,9 +14,6 @@ import (
 type Stats struct {
 	Contenders int
 	Outcomes   map[history.Outcome]int
-	// P50 and P99 are the attempt latencies (invoke to complete) over the
-	// attempts that completed.
-	P50, P99 time.Duration
 	// StartSkew is the latest minus the earliest first-attempt start across
 	// all processes: how well the start barrier lined contenders up.
 	StartSkew time.Duration
@@ -35,7 +32,6 @@ type Stats struct {
 // Compute measures one run.
 func Compute(run history.Run, attempts []history.Attempt) Stats {
 	s := Stats{Outcomes: map[history.Outcome]int{}}
-	var lat []time.Duration
 	var soldAt []int64
 	first := map[[2]int]int64{}
 	for _, a := range attempts {
@@ -48,7 +44,6 @@ func Compute(run history.Run, attempts []history.Attempt) Stats {
 			first[key] = a.Invoke
 		}
 		if a.Complete > 0 {
-			lat = append(lat, time.Duration(a.Complete-a.Invoke))
 			s.Elapsed = max(s.Elapsed, time.Duration(a.Complete-run.GoAt))
 		}
 		if a.Outcome == history.Sold {
@@ -59,7 +54,10 @@ func Compute(run history.Run, attempts []history.Attempt) Stats {
 		}
 	}
 	s.Contenders = run.Procs * run.Goroutines
-	s.P50, s.P99 = percentile(lat, 0.50), percentile(lat, 0.99)
+	if run.Rate > 0 {
+		// Open model: every request is a contender of its own.
+		s.Contenders = int(run.Rate*time.Duration(run.Duration).Seconds() + 0.5)
+	}
 	s.StartSkew = skew(first)
 	if len(soldAt) >= run.Seats && run.Seats > 0 {
 		slices.Sort(soldAt)

@@ -17,8 +17,7 @@ func TestCompute(t *testing.T) {
 		name        string
 		attempts    []history.Attempt
 		wantSkew    time.Duration
-		wantP50     time.Duration
-		wantP99     time.Duration
+		wantElapsed time.Duration
 		wantSellout time.Duration
 		wantSoldOut bool
 	}{
@@ -30,7 +29,7 @@ func TestCompute(t *testing.T) {
 				attempt(1, 0, 1004, 1020, 1021, history.Sold),
 				attempt(1, 1, 1003, 1040, 1041, history.SoldOut),
 			},
-			wantSkew: 3 * time.Millisecond, wantP50: 17 * time.Millisecond, wantP99: 38 * time.Millisecond,
+			wantSkew: 3 * time.Millisecond, wantElapsed: 41 * time.Millisecond,
 			wantSellout: 20 * time.Millisecond, wantSoldOut: true,
 		},
 		{
@@ -39,17 +38,17 @@ func TestCompute(t *testing.T) {
 				attempt(0, 0, 1001, 1010, 1011, history.Sold),
 				{Proc: 1, Goroutine: 0, Outcome: history.Unknown},
 			},
-			wantP50: 10 * time.Millisecond, wantP99: 10 * time.Millisecond,
+			wantElapsed: 11 * time.Millisecond,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Compute(run, tt.attempts)
-			if s.StartSkew != tt.wantSkew || s.P50 != tt.wantP50 || s.P99 != tt.wantP99 ||
+			if s.StartSkew != tt.wantSkew || s.Elapsed != tt.wantElapsed ||
 				s.Sellout != tt.wantSellout || s.SoldOut != tt.wantSoldOut {
-				t.Errorf("got skew %s p50 %s p99 %s sellout %s/%v; want %s %s %s %s/%v",
-					s.StartSkew, s.P50, s.P99, s.Sellout, s.SoldOut,
-					tt.wantSkew, tt.wantP50, tt.wantP99, tt.wantSellout, tt.wantSoldOut)
+				t.Errorf("got skew %s elapsed %s sellout %s/%v; want %s %s %s/%v",
+					s.StartSkew, s.Elapsed, s.Sellout, s.SoldOut,
+					tt.wantSkew, tt.wantElapsed, tt.wantSellout, tt.wantSoldOut)
 			}
 			if s.Contenders != 4 {
 				t.Errorf("contenders %d, want 4", s.Contenders)

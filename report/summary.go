@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/latency"
 	"github.com/hammer-load/hammer/verify"
 )
 
@@ -25,8 +26,10 @@ const SummaryFile = "summary.json"
 type Summary struct {
 	Schema     string       `json:"schema"`
 	RunID      string       `json:"run_id"`
+	Command    string       `json:"command,omitempty"`
 	Seed       uint64       `json:"seed"`
 	Stack      string       `json:"stack"`
+	Env        history.Env  `json:"env"`
 	StackNotes []string     `json:"stack_notes,omitempty"`
 	Runs       []RunSummary `json:"runs"`
 	// Skipped names the scenarios this stack could not run, with why.
@@ -63,6 +66,15 @@ type RunSummary struct {
 	// LockSlack is the distribution of lock TTL minus critical-section
 	// time over the lock holders; absent for modes without a lock.
 	LockSlack *Slack `json:"lock_slack,omitempty"`
+	// Model is "closed" (every contender fires at the go signal) or "open"
+	// (attempts issued at Rate per second, timed from their intended start).
+	Model string  `json:"model"`
+	Rate  float64 `json:"rate,omitempty"`
+	// Latency is the percentile table of every phase, all outcomes merged,
+	// from the HDR histograms.
+	Latency []latency.Summary `json:"latency"`
+	// WinsByProcess counts the sales of each worker process.
+	WinsByProcess map[string]int `json:"wins_by_process"`
 }
 
 // Slack summarises lock slack in milliseconds. Small slack is the risk, so
@@ -89,38 +101,65 @@ func slack(ds []time.Duration) *Slack {
 	return s
 }
 
-// Build summarises the verified runs of a results folder.
-func Build(f *history.Folder, verdicts []verify.RunVerdict) Summary {
+// Build summarises the verified runs of a results folder. lat holds the
+// histograms the workers recorded; nil rebuilds them from the attempts.
+func Build(f *history.Folder, lat *latency.Set, verdicts []verify.RunVerdict) Summary {
+	if lat == nil {
+		lat = latency.NewSet()
+		for _, a := range f.Attempts {
+			lat.Observe(a)
+		}
+	}
 	s := Summary{
-		Schema: SummarySchema, RunID: f.Manifest.RunID, Seed: f.Manifest.Seed,
-		Stack: f.Manifest.Stack, StackNotes: f.Manifest.StackNotes, Skipped: f.Manifest.Skipped,
+		Schema: SummarySchema, RunID: f.Manifest.RunID, Command: f.Manifest.Command, Seed: f.Manifest.Seed,
+		Stack: f.Manifest.Stack, Env: f.Manifest.Env, StackNotes: f.Manifest.StackNotes, Skipped: f.Manifest.Skipped,
 		ExitCode: verify.ExitCode(verdicts),
 	}
 	for _, rv := range verdicts {
-		st := Compute(rv.Run, f.ForRun(rv.Run.Name).Attempts)
-		rs := RunSummary{
-			Name: rv.Run.Name, Mode: rv.Run.Mode, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
-			Contenders: st.Contenders, Seats: rv.Run.Seats,
-			Sold: rv.Verdict.Sold, Oversold: rv.Verdict.Oversold, Verdict: rv.Verdict.Status,
-			Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,
-			Violations: rv.Verdict.Violations, Notes: rv.Verdict.Notes, Undetermined: rv.Verdict.Undetermined,
-			Outcomes: map[string]int{},
-			P50Ms:    ms(st.P50), P99Ms: ms(st.P99), StartSkewMs: ms(st.StartSkew), ElapsedMs: ms(st.Elapsed),
-		}
-		if rs.Violations == nil {
-			rs.Violations = []verify.Violation{}
-		}
-		for o, n := range st.Outcomes {
-			rs.Outcomes[string(o)] = n
-		}
-		if st.SoldOut {
-			v := ms(st.Sellout)
-			rs.SelloutMs = &v
-		}
-		rs.LockSlack = slack(st.Slack)
-		s.Runs = append(s.Runs, rs)
+		s.Runs = append(s.Runs, buildRun(rv, f.ForRun(rv.Run.Name).Attempts, lat))
 	}
 	return s
+}
+
+// buildRun summarises one verified run.
+func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set) RunSummary {
+	st := Compute(rv.Run, attempts)
+	whole := lat.Histogram(rv.Run.Name, latency.Attempt)
+	rs := RunSummary{
+		Name: rv.Run.Name, Mode: rv.Run.Mode, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
+		Contenders: st.Contenders, Seats: rv.Run.Seats,
+		Sold: rv.Verdict.Sold, Oversold: rv.Verdict.Oversold, Verdict: rv.Verdict.Status,
+		Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,
+		Violations: rv.Verdict.Violations, Notes: rv.Verdict.Notes, Undetermined: rv.Verdict.Undetermined,
+		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
+		P50Ms: float64(whole.ValueAtQuantile(50)) / 1000, P99Ms: float64(whole.ValueAtQuantile(99)) / 1000,
+		StartSkewMs: ms(st.StartSkew), ElapsedMs: ms(st.Elapsed),
+		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
+	}
+	if rv.Run.Rate > 0 {
+		rs.Model = "open"
+	}
+	if rs.Violations == nil {
+		rs.Violations = []verify.Violation{}
+	}
+	for o, n := range st.Outcomes {
+		rs.Outcomes[string(o)] = n
+	}
+	for _, a := range attempts {
+		if a.Outcome == history.Sold {
+			rs.WinsByProcess[fmt.Sprint(a.Proc)]++
+		}
+	}
+	if st.SoldOut {
+		v := ms(st.Sellout)
+		rs.SelloutMs = &v
+	}
+	for _, p := range latency.Phases() {
+		if h := lat.Histogram(rv.Run.Name, p); h.TotalCount() > 0 {
+			rs.Latency = append(rs.Latency, latency.Summarize(p, h))
+		}
+	}
+	return rs
 }
 
 // Save writes summary.json and the details file into dir.

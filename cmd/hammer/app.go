@@ -33,6 +33,8 @@ Usage:
   hammer load [flags]              every mode against its expectation (the default matrix)
   hammer gate [--matrix FILE]      mode x fault matrix as a CI gate; writes junit.xml
   hammer verify DIR                re-verify a results folder offline
+  hammer report DIR                rebuild summary, charts and report.md of a results folder
+  hammer report --compare A B      set two results folders side by side
 
 Modes: none, lock-only, update-only, lock-plus-update, fenced.
 Faults (run --fault, gate): pause, pause-stop, short-ttl, lock-loss, failover, crash,
@@ -55,13 +57,15 @@ func run(ctx context.Context, args []string, io stdio) int {
 		return gateCmd(ctx, rest, io)
 	case "verify":
 		return verifyCmd(rest, io)
+	case "report":
+		return reportCmd(rest, io)
 	case workerCommand:
 		return workerCmd(ctx, io)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(io.out, usage)
 		return exitOK
 	default:
-		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load, gate or verify)\n", cmd)
+		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load, gate, verify or report)\n", cmd)
 		return exitUsage
 	}
 }

@@ -41,5 +41,5 @@ func gateCmd(ctx context.Context, args []string, io stdio) int {
 			return usageError(io, "gate: %s: %v", *matrix, err)
 		}
 	}
-	return raceAll(ctx, &f, cells, "hammer gate", io)
+	return raceAll(ctx, "gate", &f, cells, io)
 }

@@ -9,20 +9,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/latency"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/report"
 	"github.com/hammer-load/hammer/scenarios"
-	"github.com/hammer-load/hammer/verify"
 )
 
 // raceFlags are the flags shared by run and load.
 type raceFlags struct {
 	procs, goroutines, attempts, seats, pool int
 	lockTTL, lockWait, timeout               time.Duration
+	rate                                     float64       // open model (run only)
+	duration                                 time.Duration // open model (run only)
 	seed                                     uint64
 	out, stackKind, redisURL, pgURL          string
 	keep, quiet                              bool
@@ -98,7 +102,7 @@ func checkOut(dir string) error {
 
 // raceAll starts the stack, races every scenario, verifies, saves the
 // results folder, prints the verdict table and returns the exit code.
-func raceAll(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, junit string, io stdio) int {
+func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios.Scenario, io stdio) int {
 	if err := f.check(); err != nil {
 		return usageError(io, "%v", err)
 	}
@@ -127,22 +131,26 @@ func raceAll(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, junit
 	}
 	defer st.Close()
 	scns, skipped := runnable(scns, st.Kind)
-	if len(skipped) > 0 && junit == "" {
+	if len(skipped) > 0 && command != "gate" {
 		return usageError(io, "%s", skipped[0])
 	}
 
-	folder, err := raceScenarios(ctx, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
+	folder, lat, err := raceScenarios(ctx, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
-	folder.Manifest.Skipped = skipped
+	folder.Manifest.Command, folder.Manifest.Skipped = command, skipped
 	// Everything needed is read back: stop the servers before reporting so
 	// that the verdict table is the last thing printed.
 	if err := st.Close(); err != nil {
 		fmt.Fprintf(io.err, "hammer: stop servers: %v\n", err)
 	}
-	return finish(f.out, folder, junit, io)
+	junit := ""
+	if command == "gate" {
+		junit = "hammer gate"
+	}
+	return finish(f.out, folder, lat, junit, io)
 }
 
 // runnable splits off the scenarios this kind of stack cannot run, saying
@@ -159,8 +167,9 @@ func runnable(scns []scenarios.Scenario, kind stack.Kind) (run []scenarios.Scena
 	return run, skipped
 }
 
-// raceScenarios races each scenario in turn on one stack.
-func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []scenarios.Scenario, worker driver.Command, io stdio) (*history.Folder, error) {
+// raceScenarios races each scenario in turn on one stack and returns the
+// records and the merged latency histograms.
+func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []scenarios.Scenario, worker driver.Command, io stdio) (*history.Folder, *latency.Set, error) {
 	runID := newRunID()
 	if f.out == "" {
 		f.out = filepath.Join("results", runID)
@@ -170,8 +179,9 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 	}
 	folder := &history.Folder{Manifest: history.Manifest{
 		Schema: history.ManifestSchema, RunID: runID, Seed: f.seed,
-		Stack: string(st.Kind), StackNotes: st.Notes,
+		Stack: string(st.Kind), StackNotes: st.Notes, Env: describe(ctx, st, f),
 	}}
+	lat := latency.NewSet()
 	var managed *stack.Stack
 	if st.Kind == stack.Local {
 		managed = st
@@ -189,29 +199,55 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 			})
 			continue
 		}
-		track := prog.track(sc.Name, f.procs*f.goroutines*f.attempts)
+		total := f.procs * f.goroutines * f.attempts
+		if f.rate > 0 {
+			total = int(f.rate*f.duration.Seconds() + 0.5)
+		}
+		track := prog.track(sc.Name, total)
 		res, err := driver.Race(ctx, driver.Options{
 			RunID: runID, Scenario: sc,
 			Procs: f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,
 			RedisURL: st.RedisURL, PGURL: st.PGURL,
 			LockTTL: f.lockTTL, LockWait: f.lockWait, Timeout: f.timeout, ReadyTimeout: time.Minute,
+			Rate: f.rate, Duration: f.duration,
 			Seed: f.seed, Keep: f.keep, Worker: worker, Managed: managed,
 			OnAttempt: track.attempt,
 		})
 		track.done()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+			return nil, nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}
 		folder.Manifest.Runs = append(folder.Manifest.Runs, res.Run)
 		folder.Add(res.Records)
+		lat.Merge(res.Latency)
 	}
-	return folder, nil
+	return folder, lat, nil
 }
 
-// finish saves the raw records, verifies them, writes summary.json (and,
-// if junit names a suite, junit.xml) and the verdict table, and returns the
-// exit code.
-func finish(dir string, folder *history.Folder, junit string, io stdio) int {
+// describe records what the race runs on. Servers that cannot be asked
+// leave their fields empty; the race itself will say if they are down.
+func describe(ctx context.Context, st *stack.Stack, f *raceFlags) history.Env {
+	env := history.Env{Hammer: "(devel)", Go: runtime.Version(), Cores: runtime.NumCPU(), PoolSize: f.pool}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		env.Hammer = bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				env.Revision = s.Value
+			}
+			if s.Key == "vcs.modified" && s.Value == "true" {
+				env.Revision += "+dirty"
+			}
+		}
+	}
+	v, _ := st.Describe(ctx)
+	env.Redis, env.PostgreSQL, env.Fsync = v.Redis, v.PostgreSQL, v.Fsync
+	return env
+}
+
+// finish saves the raw records, verifies them, writes everything derived
+// from them (summary.json, the report, the charts and, for the gate,
+// junit.xml), prints the verdict table and returns the exit code.
+func finish(dir string, folder *history.Folder, lat *latency.Set, junit string, io stdio) int {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintf(io.err, "hammer: results folder: %v\n", err)
 		return exitInfra
@@ -220,21 +256,15 @@ func finish(dir string, folder *history.Folder, junit string, io stdio) int {
 		fmt.Fprintf(io.err, "hammer: save results: %v\n", err)
 		return exitInfra
 	}
-	summary := report.Build(folder, verify.Folder(folder))
-	if err := report.Save(dir, summary); err != nil {
-		fmt.Fprintf(io.err, "hammer: save summary: %v\n", err)
+	summary, err := report.WriteFolder(dir, folder, lat, junit)
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer: write report: %v\n", err)
 		return exitInfra
-	}
-	if junit != "" {
-		if err := report.SaveJUnit(dir, summary, junit); err != nil {
-			fmt.Fprintf(io.err, "hammer: save junit: %v\n", err)
-			return exitInfra
-		}
 	}
 	if err := report.WriteTable(io.out, summary); err != nil {
 		return exitInfra
 	}
-	fmt.Fprintf(io.out, "\nresults: %s\n", dir)
+	fmt.Fprintf(io.out, "\nresults: %s (report.md)\n", dir)
 	return summary.ExitCode
 }
 

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/report"
 	"github.com/hammer-load/hammer/verify"
 )
@@ -19,11 +18,11 @@ func verifyCmd(args []string, io stdio) int {
 	if fs.NArg() != 1 {
 		return usageError(io, "verify: want exactly one results folder, got %d arguments", fs.NArg())
 	}
-	folder, err := history.Load(fs.Arg(0))
+	folder, lat, err := loadFolder(fs.Arg(0))
 	if err != nil {
 		return usageError(io, "verify: %v", err)
 	}
-	summary := report.Build(folder, verify.Folder(folder))
+	summary := report.Build(folder, lat, verify.Folder(folder))
 	if err := report.WriteTable(io.out, summary); err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/latency"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -56,8 +57,13 @@ type Options struct {
 	// it, hammer deletes its own lock key only) and failover can run.
 	Managed *stack.Stack
 	// Plant names a broken variant the worker binary registered (tests only).
-	Plant  string
-	Worker Command
+	Plant string
+	// Rate, if positive, switches to the open model: Rate attempts per
+	// second in all, for Duration, each timed from its intended start.
+	// Goroutines then caps how many run at once in each process.
+	Rate     float64
+	Duration time.Duration
+	Worker   Command
 	// OnAttempt, if set, is called from one goroutine for every record as it arrives.
 	OnAttempt func(history.Attempt)
 	// OnGo, if set, is called with the worker pids right after the go signal.
@@ -70,6 +76,8 @@ type Options struct {
 type Result struct {
 	Run history.Run
 	history.Records
+	// Latency holds the histograms the workers recorded, merged.
+	Latency *latency.Set
 	// Sector is the final sector row (also in Records.Sectors), nil if it
 	// could not be read.
 	Sector *history.Sector
@@ -115,7 +123,7 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	}
 	env.startWindow(o, res.Run.GoAt)
 	strikes := &striker{o: o, fleet: ws, lockKey: cfg.LockKey, watchURL: cfg.RedisURL, failover: env.failover, left: len(cfg.Schedule)}
-	res.Attempts, res.Faults, res.Run.Incomplete = ws.collect(ctx, o, strikes)
+	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes)
 	res.Faults = append(res.Faults, strikes.finish()...)
 	res.Faults = append(res.Faults, env.windowEvents()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
@@ -150,6 +158,7 @@ func newRun(o Options) history.Run {
 		Name: o.Scenario.Name, Mode: string(o.Scenario.Mode), Procs: o.Procs, Goroutines: o.Goroutines,
 		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: string(o.Scenario.Fault),
 		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend,
+		Rate: o.Rate, Duration: int64(o.Duration),
 	}
 }
 
@@ -203,22 +212,60 @@ func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt
 	if o.Scenario.Fault == scenarios.Duplicate {
 		copies = 2
 	}
-	for p := range o.Procs {
-		for g := range o.Goroutines {
-			for k := range o.Attempts {
-				for try := range copies {
-					a := history.Attempt{
-						Run: run, Mode: string(o.Scenario.Mode), Proc: p, Goroutine: g,
-						RequestID: RequestID(p, g, k), Try: try, Outcome: history.Unknown,
-					}
-					if !seen[attemptKey(&a)] {
-						got = append(got, a)
-					}
-				}
+	for _, base := range expectedRequests(o) {
+		for try := range copies {
+			a := base
+			a.Run, a.Mode, a.Try, a.Outcome = run, string(o.Scenario.Mode), try, history.Unknown
+			if !seen[attemptKey(&a)] {
+				got = append(got, a)
 			}
 		}
 	}
 	return got
+}
+
+// expectedRequests lists every request the race should make: per
+// goroutine in the closed model, per process in the open one.
+func expectedRequests(o Options) []history.Attempt {
+	var out []history.Attempt
+	for p := range o.Procs {
+		if o.Rate > 0 {
+			for n := range openShare(o, p) {
+				out = append(out, history.Attempt{Proc: p, Goroutine: -1, RequestID: OpenRequestID(p, n)})
+			}
+			continue
+		}
+		for g := range o.Goroutines {
+			for k := range o.Attempts {
+				out = append(out, history.Attempt{Proc: p, Goroutine: g, RequestID: RequestID(p, g, k)})
+			}
+		}
+	}
+	return out
+}
+
+// openShare is how many of the open model's requests process p makes: the
+// total (rate × duration) split evenly, the remainder to the first ones.
+func openShare(o Options, p int) int {
+	total := int(o.Rate*o.Duration.Seconds() + 0.5)
+	n := total / o.Procs
+	if p < total%o.Procs {
+		n++
+	}
+	return n
+}
+
+// forProc is the configuration of worker p: in the open model, its share
+// of the requests, at its share of the rate, offset so that the workers
+// take turns.
+func (c workerConfig) forProc(p int, o Options) workerConfig {
+	c.Proc = p
+	if o.Rate > 0 {
+		c.Rate = o.Rate / float64(o.Procs)
+		c.Requests = openShare(o, p)
+		c.Offset = time.Duration(float64(p) * float64(time.Second) / o.Rate)
+	}
+	return c
 }
 
 // worker is one running worker process.
@@ -258,8 +305,7 @@ func startWorkers(ctx context.Context, o Options, cfg workerConfig) (*fleet, err
 			return nil, fmt.Errorf("start worker %d: %w", p, err)
 		}
 		f.ws = append(f.ws, w)
-		c := cfg
-		c.Proc = p
+		c := cfg.forProc(p, o)
 		if err := json.NewEncoder(w.stdin).Encode(c); err != nil {
 			f.shutdown()
 			return nil, fmt.Errorf("configure worker %d: %w", p, err)
@@ -352,10 +398,12 @@ func (f *fleet) release() int64 {
 // timeout passes or ctx ends, handing strike requests to s. It returns the
 // records, the fault events workers reported and, if the history is
 // incomplete, why.
-func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.Attempt, []history.FaultEvent, []string) {
+func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.Attempt, []history.FaultEvent, *latency.Set, []string) {
 	var attempts []history.Attempt
 	var events []history.FaultEvent
 	var incomplete []string
+	lat := latency.NewSet()
+	shipped := make([]bool, len(f.ws))
 	timer := time.NewTimer(o.Timeout + goDelay)
 	defer timer.Stop()
 	stop := func(why string) {
@@ -375,6 +423,11 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.A
 				s.handle(ctx, *ev.msg.Strike)
 			case ev.msg.Event != nil:
 				events = append(events, *ev.msg.Event)
+			case ev.msg.Histograms != nil:
+				if got, err := latency.Decode(ev.msg.Histograms); err == nil {
+					lat.Merge(got)
+					shipped[ev.proc] = true
+				}
 			case ev.msg.Attempt != nil:
 				attempts = append(attempts, *ev.msg.Attempt)
 				if o.OnAttempt != nil {
@@ -391,7 +444,14 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.A
 			ctx = context.WithoutCancel(ctx)
 		}
 	}
-	return attempts, events, incomplete
+	// A worker that died (or could not encode) shipped no histograms: record
+	// the attempts it did report here, as it would have.
+	for _, a := range attempts {
+		if !shipped[a.Proc] {
+			lat.Observe(a)
+		}
+	}
+	return attempts, events, lat, incomplete
 }
 
 // wait reaps every worker and says which ones did not finish cleanly.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/latency"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -48,6 +49,13 @@ type workerConfig struct {
 	// Plant names a deliberately broken variant registered by a test
 	// binary; empty in the hammer binary.
 	Plant string `json:"plant,omitempty"`
+
+	// Rate, if positive, switches to the open model: this worker issues
+	// Requests requests at Rate per second, the first Offset after the go
+	// signal, whatever the goroutines are doing.
+	Rate     float64       `json:"rate,omitempty"`
+	Requests int           `json:"requests,omitempty"`
+	Offset   time.Duration `json:"offset,omitempty"`
 }
 
 // goSignal releases a worker's contenders at a wall-clock instant shared by
@@ -69,6 +77,9 @@ type message struct {
 	Strike *strike `json:"strike,omitempty"`
 	// Event reports a fault the worker injected itself.
 	Event *history.FaultEvent `json:"event,omitempty"`
+	// Histograms ships the worker's latency histograms, after its last
+	// attempt.
+	Histograms []latency.Encoded `json:"histograms,omitempty"`
 }
 
 // strike is a scheduled contender at its fault point.
@@ -87,6 +98,9 @@ type control struct {
 
 // attemptKey identifies one copy of one attempt.
 func attemptKey(a *history.Attempt) string { return fmt.Sprintf("%s#%d", a.RequestID, a.Try) }
+
+// OpenRequestID names request n of process p in the open model.
+func OpenRequestID(p, n int) string { return fmt.Sprintf("p%d-r%d", p, n) }
 
 // RequestID names attempt k of goroutine g in process p. Ids are
 // deterministic so that the coordinator can name the attempts a dead worker

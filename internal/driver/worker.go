@@ -14,6 +14,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/latency"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -50,7 +51,9 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 		plant(c, inj.deps)
 	}
 
+	ob := &outbox{rep: w, lat: latency.NewSet()}
 	start := make(chan struct{})
+	jobs := make(chan job)
 	var warm, done sync.WaitGroup
 	warmErrs := make(chan error, cfg.Goroutines)
 	for g := range cfg.Goroutines {
@@ -66,7 +69,11 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 				return
 			}
 			<-start
-			contend(ctx, cfg, c, g, w)
+			if cfg.Rate > 0 {
+				serve(ctx, cfg, c, g, jobs, ob)
+			} else {
+				contend(ctx, cfg, c, g, ob)
+			}
 		}()
 	}
 	warm.Wait()
@@ -86,14 +93,77 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 	go inj.listen(dec)
 	time.Sleep(time.Until(time.Unix(0, sig.At)))
 	close(start)
+	if cfg.Rate > 0 {
+		dispatch(ctx, cfg, sig.At, jobs)
+	}
 	done.Wait()
+	ob.histograms()
 	w.send(message{Done: true})
 	return 0
 }
 
-// contend makes goroutine g's attempts one after the other; under the
-// duplicate fault each request is sent twice at once.
-func contend(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int, w *reporter) {
+// contend makes goroutine g's attempts one after the other (the closed
+// model: every contender fires at the go signal).
+func contend(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int, out *outbox) {
+	rngs := newRNGs(cfg, g)
+	for k := range cfg.Attempts {
+		request(ctx, cfg, c, history.Attempt{Goroutine: g, RequestID: RequestID(cfg.Proc, g, k)}, rngs, out)
+	}
+}
+
+// job is one request of the open model and when it should start.
+type job struct {
+	n        int
+	intended int64
+}
+
+// dispatch issues the worker's share of the open model's requests at their
+// intended times. When every goroutine is busy it falls behind, but the
+// intended times stay: the wait counts in the latency (no coordinated
+// omission).
+func dispatch(ctx context.Context, cfg workerConfig, goAt int64, jobs chan<- job) {
+	defer close(jobs)
+	interval := float64(time.Second) / cfg.Rate
+	for n := range cfg.Requests {
+		at := goAt + int64(cfg.Offset) + int64(float64(n)*interval)
+		time.Sleep(time.Until(time.Unix(0, at)))
+		select {
+		case jobs <- job{n: n, intended: at}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// serve makes the open model's requests that goroutine g picks up.
+func serve(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int, jobs <-chan job, out *outbox) {
+	rngs := newRNGs(cfg, g)
+	for j := range jobs {
+		base := history.Attempt{Goroutine: g, RequestID: OpenRequestID(cfg.Proc, j.n), Intended: j.intended}
+		request(ctx, cfg, c, base, rngs, out)
+	}
+}
+
+// request makes one request: one attempt, or under the duplicate fault two
+// at once with the same request id.
+func request(ctx context.Context, cfg workerConfig, c *strategy.Contender, base history.Attempt, rngs []*rand.Rand, out *outbox) {
+	base.Run, base.Mode, base.Proc = cfg.Run, string(cfg.Mode), cfg.Proc
+	var wg sync.WaitGroup
+	for try := range rngs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := base
+			a.Try = try
+			c.Attempt(ctx, &a, rngs[try])
+			out.attempt(&a)
+		}()
+	}
+	wg.Wait()
+}
+
+// newRNGs seeds one random source per copy of a request goroutine g sends.
+func newRNGs(cfg workerConfig, g int) []*rand.Rand {
 	copies := 1
 	if cfg.Fault == scenarios.Duplicate {
 		copies = 2
@@ -102,26 +172,7 @@ func contend(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Proc)<<32|uint64(g)<<1|uint64(i)))
 	}
-	for k := range cfg.Attempts {
-		var wg sync.WaitGroup
-		for try := range copies {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				a := history.Attempt{
-					Run:       cfg.Run,
-					Mode:      string(cfg.Mode),
-					Proc:      cfg.Proc,
-					Goroutine: g,
-					RequestID: RequestID(cfg.Proc, g, k),
-					Try:       try,
-				}
-				c.Attempt(ctx, &a, rngs[try])
-				w.send(message{Attempt: &a})
-			}()
-		}
-		wg.Wait()
-	}
+	return rngs
 }
 
 // connect opens the worker's Redis client and PostgreSQL pool, warms the
@@ -163,6 +214,33 @@ func connect(ctx context.Context, cfg workerConfig, w *reporter) (*strategy.Cont
 		inj.deps.Faults = inj
 	}
 	return strategy.New(cfg.Mode, inj.deps), inj, closeAll, nil
+}
+
+// outbox records each finished attempt in the worker's histograms and
+// streams it to the coordinator.
+type outbox struct {
+	rep *reporter
+	mu  sync.Mutex
+	lat *latency.Set
+}
+
+func (o *outbox) attempt(a *history.Attempt) {
+	o.mu.Lock()
+	o.lat.Observe(*a)
+	o.mu.Unlock()
+	o.rep.send(message{Attempt: a})
+}
+
+// histograms ships the worker's histograms, once every attempt is done.
+func (o *outbox) histograms() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	enc, err := o.lat.Encode()
+	if err != nil {
+		// The coordinator records this worker's attempts itself instead.
+		return
+	}
+	o.rep.send(message{Histograms: enc})
 }
 
 // reporter serialises messages from many goroutines onto one stream.

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/report"
+	"github.com/hammer-load/hammer/verify"
+)
+
+// reportCmd is `hammer report DIR` (rebuild summary, charts and report.md
+// of a saved results folder) and `hammer report --compare A B` (set two
+// runs side by side).
+func reportCmd(args []string, io stdio) int {
+	fs := flag.NewFlagSet("hammer report", flag.ContinueOnError)
+	compare := fs.Bool("compare", false, "compare two results folders: hammer report --compare A B")
+	if code, ok := parse(fs, args, io); !ok {
+		return code
+	}
+	if *compare {
+		if fs.NArg() != 2 {
+			return usageError(io, "report --compare: want two results folders, got %d arguments", fs.NArg())
+		}
+		return compareFolders(fs.Arg(0), fs.Arg(1), io)
+	}
+	if fs.NArg() != 1 {
+		return usageError(io, "report: want exactly one results folder, got %d arguments", fs.NArg())
+	}
+	dir := fs.Arg(0)
+	folder, lat, err := loadFolder(dir)
+	if err != nil {
+		return usageError(io, "report: %v", err)
+	}
+	junit := ""
+	if folder.Manifest.Command == "gate" {
+		junit = "hammer gate"
+	}
+	summary, err := report.WriteFolder(dir, folder, lat, junit)
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer: report: %v\n", err)
+		return exitInfra
+	}
+	fmt.Fprintf(io.out, "rebuilt %s, %s and the charts in %s\n", report.MarkdownFile, report.SummaryFile, dir)
+	return summary.ExitCode
+}
+
+// compareFolders prints how folder b differs from folder a.
+func compareFolders(a, b string, io stdio) int {
+	var sums [2]report.Summary
+	for i, dir := range []string{a, b} {
+		folder, lat, err := loadFolder(dir)
+		if err != nil {
+			return usageError(io, "report --compare: %v", err)
+		}
+		sums[i] = report.Build(folder, lat, verify.Folder(folder))
+	}
+	if err := report.Compare(io.out, sums[0], sums[1], a, b); err != nil {
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		return exitInfra
+	}
+	return exitOK
+}
+
+// loadFolder reads a results folder and its histograms (nil when the folder
+// has none: they are rebuilt from the attempts).
+func loadFolder(dir string) (*history.Folder, *latency.Set, error) {
+	folder, err := history.Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	lat, err := latency.Load(dir)
+	if err != nil {
+		lat = nil
+	}
+	return folder, lat, nil
+}

@@ -1,0 +1,243 @@
+// Package latency records how long the phases of attempts take in HDR
+// histograms (microsecond resolution, 3 significant digits). Each worker
+// process records its own attempts; the coordinator merges the histograms
+// exactly (bucket by bucket, never by averaging percentiles) and saves them
+// so that reports can be rebuilt offline.
+package latency
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// Phase is a part of an attempt whose duration is recorded.
+type Phase string
+
+// The phases of an attempt.
+const (
+	// LockWait is from the attempt's start until it held the lock, or
+	// gave up waiting for it.
+	LockWait Phase = "lock_wait"
+	// Critical is the work the lock protects: from holding the lock (or,
+	// without a lock, from the start of the sale) until the sale was decided.
+	Critical Phase = "critical"
+	// Release is from the sale's end until the lock was given back.
+	Release Phase = "release"
+	// Attempt is the whole attempt, from its start — its intended start
+	// in the open model — until its answer.
+	Attempt Phase = "attempt"
+)
+
+// Phases returns every phase, in the order reports show them.
+func Phases() []Phase { return []Phase{LockWait, Critical, Release, Attempt} }
+
+// Key names one histogram: a run, a phase and the outcome of the attempts.
+type Key struct {
+	Run     string          `json:"run"`
+	Phase   Phase           `json:"phase"`
+	Outcome history.Outcome `json:"outcome"`
+}
+
+// maxValue is the longest duration a histogram tracks: an hour, in µs.
+const maxValue = int64(time.Hour / time.Microsecond)
+
+// New returns an empty histogram of hammer's resolution.
+func New() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxValue, 3) }
+
+// Set is a group of histograms, one per key.
+type Set struct {
+	hists map[Key]*hdrhistogram.Histogram
+}
+
+// NewSet returns an empty set.
+func NewSet() *Set { return &Set{hists: map[Key]*hdrhistogram.Histogram{}} }
+
+// Record adds one duration under k, clamped to what a histogram tracks.
+func (s *Set) Record(k Key, d time.Duration) {
+	h, ok := s.hists[k]
+	if !ok {
+		h = New()
+		s.hists[k] = h
+	}
+	// Within [1, maxValue] RecordValue cannot fail.
+	_ = h.RecordValue(min(max(d.Microseconds(), 1), maxValue))
+}
+
+// Observe records the phases of one finished attempt.
+func (s *Set) Observe(a history.Attempt) {
+	key := func(p Phase) Key { return Key{Run: a.Run, Phase: p, Outcome: a.Outcome} }
+	between := func(from, to int64) (time.Duration, bool) { return time.Duration(to - from), from > 0 && to >= from }
+	start := a.Invoke
+	if a.Intended > 0 {
+		start = a.Intended
+	}
+	if d, ok := between(start, a.Complete); ok {
+		s.Record(key(Attempt), d)
+	}
+	switch {
+	case a.LockAcquired > 0:
+		if d, ok := between(a.Invoke, a.LockAcquired); ok {
+			s.Record(key(LockWait), d)
+		}
+	case a.Outcome == history.LockTimeout:
+		if d, ok := between(a.Invoke, a.Complete); ok {
+			s.Record(key(LockWait), d)
+		}
+	}
+	critStart := a.LockAcquired
+	if critStart == 0 {
+		critStart = a.DBStart
+	}
+	if d, ok := between(critStart, a.DBEnd); ok && a.DBEnd > 0 {
+		s.Record(key(Critical), d)
+	}
+	if d, ok := between(a.DBEnd, a.LockReleased); ok && a.LockReleased > 0 {
+		s.Record(key(Release), d)
+	}
+}
+
+// Merge adds every histogram of o into s, bucket by bucket.
+func (s *Set) Merge(o *Set) {
+	for k, h := range o.hists {
+		mine, ok := s.hists[k]
+		if !ok {
+			mine = New()
+			s.hists[k] = mine
+		}
+		mine.Merge(h)
+	}
+}
+
+// Keys returns the keys that hold data, sorted by run, phase and outcome.
+func (s *Set) Keys() []Key {
+	keys := make([]Key, 0, len(s.hists))
+	for k := range s.hists {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b Key) int {
+		return cmp.Or(cmp.Compare(a.Run, b.Run), cmp.Compare(a.Phase, b.Phase), cmp.Compare(a.Outcome, b.Outcome))
+	})
+	return keys
+}
+
+// Histogram returns the run's histogram of phase p over the given outcomes
+// (every outcome when none is given), merged into a new histogram.
+func (s *Set) Histogram(run string, p Phase, outcomes ...history.Outcome) *hdrhistogram.Histogram {
+	out := New()
+	for k, h := range s.hists {
+		if k.Run == run && k.Phase == p && (len(outcomes) == 0 || slices.Contains(outcomes, k.Outcome)) {
+			out.Merge(h)
+		}
+	}
+	return out
+}
+
+// Encoded is one histogram in HdrHistogram's compressed V2 encoding.
+type Encoded struct {
+	Key
+	Histogram []byte `json:"histogram"`
+}
+
+// Encode returns every histogram, encoded, in key order.
+func (s *Set) Encode() ([]Encoded, error) {
+	out := make([]Encoded, 0, len(s.hists))
+	for _, k := range s.Keys() {
+		b, err := s.hists[k].Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return nil, fmt.Errorf("encode histogram %v: %w", k, err)
+		}
+		out = append(out, Encoded{Key: k, Histogram: b})
+	}
+	return out, nil
+}
+
+// Decode rebuilds a set from Encode's output.
+func Decode(es []Encoded) (*Set, error) {
+	s := NewSet()
+	for _, e := range es {
+		h, err := hdrhistogram.Decode(e.Histogram)
+		if err != nil {
+			return nil, fmt.Errorf("decode histogram %v: %w", e.Key, err)
+		}
+		if mine, ok := s.hists[e.Key]; ok {
+			mine.Merge(h)
+			continue
+		}
+		s.hists[e.Key] = h
+	}
+	return s, nil
+}
+
+// File is the histograms' name in a results folder.
+const File = "histograms.json"
+
+// Save writes the set into dir.
+func (s *Set) Save(dir string) error {
+	es, err := s.Encode()
+	if err != nil {
+		return err
+	}
+	return history.WriteJSON(filepath.Join(dir, File), es)
+}
+
+// Load reads the set saved in dir.
+func Load(dir string) (*Set, error) {
+	var es []Encoded
+	if err := history.ReadJSON(filepath.Join(dir, File), &es); err != nil {
+		return nil, err
+	}
+	return Decode(es)
+}
+
+// WriteHgrm writes h as a percentile distribution in milliseconds, the
+// .hgrm text format HdrHistogram's plotters read.
+func WriteHgrm(w io.Writer, h *hdrhistogram.Histogram) error {
+	_, err := h.PercentilesPrint(w, 5, 1000)
+	return err
+}
+
+// SaveHgrm writes h as name.hgrm into dir.
+func SaveHgrm(dir, name string, h *hdrhistogram.Histogram) error {
+	f, err := os.Create(filepath.Join(dir, name+".hgrm"))
+	if err != nil {
+		return err
+	}
+	if err := WriteHgrm(f, h); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s.hgrm: %w", name, err)
+	}
+	return f.Close()
+}
+
+// Summary is one row of a percentile table, in milliseconds.
+type Summary struct {
+	Phase Phase   `json:"phase"`
+	Count int64   `json:"count"`
+	Min   float64 `json:"min_ms"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p999_ms"`
+	Max   float64 `json:"max_ms"`
+	Mean  float64 `json:"mean_ms"`
+}
+
+// Summarize returns the percentile row of h.
+func Summarize(p Phase, h *hdrhistogram.Histogram) Summary {
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Summary{
+		Phase: p, Count: h.TotalCount(),
+		Min: ms(h.Min()), P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
+		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()),
+		Mean: h.Mean() / 1000,
+	}
+}

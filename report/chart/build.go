@@ -1,0 +1,127 @@
+package chart
+
+import (
+	"math"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// Build computes every number the charts plot. lat holds the folder's
+// latency histograms; when it is nil Build records them from r's attempts.
+// Runs appear in manifest order; records of runs the manifest does not
+// list are ignored.
+func Build(m history.Manifest, r history.Records, lat *latency.Set) Data {
+	if lat == nil {
+		lat = latency.NewSet()
+		for _, a := range r.Attempts {
+			lat.Observe(a)
+		}
+	}
+	runs := describeRuns(m.Runs)
+	recs := splitByRun(m.Runs, r)
+	return Data{
+		RunID:    m.RunID,
+		Runs:     runs,
+		Spectrum: buildSpectra(runs, lat),
+		Phases:   buildPhases(runs, lat),
+		Sold:     buildSold(m.Runs, recs),
+		Rate:     buildRate(m.Runs, recs),
+		LockWait: buildLockWait(runs, lat),
+	}
+}
+
+// describeRuns assigns each run its colour (by mode) and dash (by variant).
+func describeRuns(runs []history.Run) []Run {
+	out := make([]Run, 0, len(runs))
+	dashes := map[string]int{"": 0}
+	for _, r := range runs {
+		v := variant(r)
+		if _, ok := dashes[v]; !ok {
+			dashes[v] = len(dashes)
+		}
+		out = append(out, Run{
+			Name:    r.Name,
+			Mode:    r.Mode,
+			Variant: v,
+			Colour:  modeIndex(r.Mode),
+			Dash:    dashes[v],
+			Lock:    scenarios.Mode(r.Mode).UsesLock(),
+			Seats:   r.Seats,
+		})
+	}
+	return out
+}
+
+// variant names a run's fault, marking holders that extend their lock.
+func variant(r history.Run) string {
+	if r.Fault == "" {
+		return ""
+	}
+	if r.Extend {
+		return r.Fault + "+extend"
+	}
+	return r.Fault
+}
+
+// modeIndex is the mode's position in scenarios.Modes, or one past the end
+// for a mode hammer does not know.
+func modeIndex(mode string) int {
+	modes := scenarios.Modes()
+	for i, m := range modes {
+		if string(m) == mode {
+			return i
+		}
+	}
+	return len(modes)
+}
+
+// splitByRun returns each listed run's records, in manifest order.
+func splitByRun(runs []history.Run, r history.Records) []history.Records {
+	index := make(map[string]int, len(runs))
+	for i, run := range runs {
+		index[run.Name] = i
+	}
+	out := make([]history.Records, len(runs))
+	for _, a := range r.Attempts {
+		if i, ok := index[a.Run]; ok {
+			out[i].Attempts = append(out[i].Attempts, a)
+		}
+	}
+	for _, f := range r.Faults {
+		if i, ok := index[f.Run]; ok {
+			out[i].Faults = append(out[i].Faults, f)
+		}
+	}
+	return out
+}
+
+// origin is the instant a run's times count from: its go signal, or, when
+// the manifest lacks one, its earliest attempt start.
+func origin(run history.Run, attempts []history.Attempt) int64 {
+	if run.GoAt > 0 {
+		return run.GoAt
+	}
+	var first int64
+	for _, a := range attempts {
+		if a.Invoke > 0 && (first == 0 || a.Invoke < first) {
+			first = a.Invoke
+		}
+	}
+	return first
+}
+
+// sinceMs is the time from origin to t in milliseconds, to the nanosecond.
+func sinceMs(origin, t int64) float64 { return round(float64(t-origin)/1e6, 6) }
+
+// usToMs converts a histogram value in microseconds to milliseconds, to
+// the microsecond (the histograms' resolution).
+func usToMs(us float64) float64 { return round(us/1000, 3) }
+
+// round rounds v to the given number of decimals, so that Data holds no
+// digits beyond what was measured.
+func round(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(v*p) / p
+}

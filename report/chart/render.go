@@ -1,0 +1,259 @@
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// dpi is the resolution the PNG files are rendered at; sizes in pixels
+// are at this resolution.
+const dpi = 96
+
+// Size returns the size in pixels of every chart of d: 1000×600, or
+// 1200×800 for a folder of more than 12 runs, so that a gate's 37 bars,
+// its panels and its legend stay readable. The SVG files have the same
+// size (at 96 px per inch).
+func Size(d Data) (width, height int) {
+	if len(d.Runs) > 12 {
+		return 1200, 800
+	}
+	return 1000, 600
+}
+
+// chart is one of the charts Write renders: its file name (without
+// extension) and how to draw it from Data.
+type chart struct {
+	name   string
+	figure func(Data) figure
+}
+
+// charts lists every chart Write renders.
+func charts() []chart {
+	return []chart{
+		{"latency-spectrum", spectrumFigure},
+		{"phases", phasesFigure},
+		{"sold-over-time", soldFigure},
+		{"attempts-per-second", rateFigure},
+		{"lock-wait", lockWaitFigure},
+	}
+}
+
+// Names returns the names of the charts Write renders, without extension,
+// in the order a report shows them.
+func Names() []string {
+	var out []string
+	for _, c := range charts() {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// Write renders every chart of d into dir, which must exist, as
+// <name>.png and <name>.svg, Size(d) pixels each, and returns the file
+// names written, sorted. Charts without data are drawn with a note saying
+// so.
+func Write(dir string, d Data) ([]string, error) {
+	w, h := Size(d)
+	var names []string
+	for _, c := range charts() {
+		f := c.figure(d)
+		for _, ext := range []string{"png", "svg"} {
+			name := c.name + "." + ext
+			if err := save(filepath.Join(dir, name), ext, f, w, h); err != nil {
+				return nil, fmt.Errorf("chart %s: %w", name, err)
+			}
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// save renders f into path in the given format (png or svg), w×h pixels.
+func save(path, ext string, f figure, w, h int) error {
+	wl, hl := vg.Length(w)/dpi*vg.Inch, vg.Length(h)/dpi*vg.Inch
+	var c interface {
+		vg.CanvasSizer
+		io.WriterTo
+	}
+	switch ext {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(wl, hl), vgimg.UseDPI(dpi))}
+	case "svg":
+		c = vgsvg.New(wl, hl)
+	default:
+		return fmt.Errorf("unknown format %q", ext)
+	}
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return err
+	}
+	out := buf.Bytes()
+	if ext == "svg" {
+		out = fontFallback(out)
+	}
+	return os.WriteFile(path, out, 0o644)
+}
+
+// fontFallback lets an SVG viewer without Liberation Sans use Arial or
+// Helvetica, which have the same metrics, rather than its default serif
+// face: gonum/plot names the one family only.
+func fontFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+}
+
+// figure is one chart ready to draw: a title, one panel or a grid of
+// panels sharing the axis labels, the legend drawn beside them and, when
+// there is nothing to plot, a note drawn in their place.
+type figure struct {
+	title          string
+	xLabel, yLabel string
+	panels         []*plot.Plot
+	legend         []entry
+	note           string
+}
+
+// entry is one line of a legend. A nil thumb makes the line a heading.
+type entry struct {
+	label string
+	thumb plot.Thumbnailer
+}
+
+// Spacing of a figure, in points.
+const (
+	margin    = vg.Length(10)
+	legendGap = vg.Length(14)
+	thumbW    = vg.Length(34)
+	// legendSlack widens the legend's room a little so that an SVG viewer
+	// falling back to a wider face than Liberation Sans does not clip it.
+	legendSlack = 1.08
+)
+
+// draw lays f out on c: the title on top, the panels on the left, the
+// legend in as many columns as it needs on the right.
+func (f figure) draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	c = draw.Crop(c, margin, -margin, margin, -margin)
+	title := textStyle(14)
+	title.Font.Weight = xfont.WeightBold
+	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
+	top := c.Max.Y - title.Height(f.title) - vg.Points(10)
+	cols := splitLegend(f.legend, top-c.Min.Y)
+	var legendW vg.Length
+	for _, col := range cols {
+		legendW += col.width()*legendSlack + legendGap
+	}
+	pc := draw.Crop(c, 0, -legendW, 0, top-c.Max.Y)
+	c.FillText(title, vg.Point{X: (pc.Min.X + pc.Max.X) / 2, Y: c.Max.Y}, f.title)
+	f.drawPanels(pc)
+	at := vg.Point{X: pc.Max.X + legendGap, Y: top}
+	for _, col := range cols {
+		col.draw(c, at)
+		at.X += col.width()*legendSlack + legendGap
+	}
+}
+
+// drawPanels draws the panels, a single one or a grid, with the axis
+// labels along the bottom and left edges. The labels are drawn here, not
+// by gonum/plot, which pads a log-scale x axis wrongly for its label.
+func (f figure) drawPanels(c draw.Canvas) {
+	label := textStyle(11)
+	label.XAlign, label.YAlign = draw.XCenter, draw.YBottom
+	lh := label.Height(f.xLabel) + vg.Points(6)
+	grid := draw.Crop(c, lh, 0, lh, 0)
+	if len(f.panels) == 1 {
+		p := f.panels[0]
+		p.Draw(grid)
+		data := p.DataCanvas(grid)
+		if f.note != "" {
+			drawNote(data, f.note)
+		}
+		grid = data
+	} else {
+		drawGrid(grid, f.panels)
+	}
+	c.FillText(label, vg.Point{X: (grid.Min.X + grid.Max.X) / 2, Y: c.Min.Y}, f.xLabel)
+	label.Rotation = math.Pi / 2
+	label.YAlign = draw.YTop
+	c.FillText(label, vg.Point{X: c.Min.X, Y: (grid.Min.Y + grid.Max.Y) / 2}, f.yLabel)
+}
+
+// drawGrid draws panels in a grid of about 4:3 cells, aligned so that
+// their data areas have the same size.
+func drawGrid(c draw.Canvas, panels []*plot.Plot) {
+	cols := int(math.Ceil(math.Sqrt(float64(len(panels)) * 1.3)))
+	rows := (len(panels) + cols - 1) / cols
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(10), PadY: vg.Points(8)}
+	plots := make([][]*plot.Plot, rows)
+	for j := range plots {
+		plots[j] = make([]*plot.Plot, cols)
+		for i := range cols {
+			if k := j*cols + i; k < len(panels) {
+				plots[j][i] = panels[k]
+			}
+		}
+	}
+	canvases := plot.Align(plots, tiles, c)
+	for j, row := range plots {
+		for i, p := range row {
+			if p != nil {
+				p.Draw(canvases[j][i])
+			}
+		}
+	}
+}
+
+// textStyle is plain chart text at the given size.
+func textStyle(size float64) text.Style {
+	return text.Style{Color: color.Black, Font: sans(size), Handler: plot.DefaultTextHandler}
+}
+
+// newPanel returns a plot with the charts' fonts and a light grid
+// (vertical lines only when rows is set: the rows are labelled). A
+// non-empty title names the panel within a grid of panels.
+func newPanel(title string, rows bool) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = sans(10)
+	p.Title.TextStyle.Font.Weight = xfont.WeightBold
+	p.Title.Padding = vg.Points(3)
+	p.X.Tick.Label.Font, p.Y.Tick.Label.Font = sans(9), sans(9)
+	p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{n: 8}, linearTicks{n: 6}
+	if title != "" {
+		p.X.Tick.Label.Font, p.Y.Tick.Label.Font = sans(8), sans(8)
+		p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{n: 4}, linearTicks{n: 4}
+	}
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = gridColour(), gridColour()
+	if rows {
+		g.Horizontal.Width = 0
+	}
+	p.Add(g)
+	return p
+}
+
+// drawNote writes msg in the middle of c.
+func drawNote(c draw.Canvas, msg string) {
+	sty := textStyle(12)
+	sty.Color = color.Gray{Y: 0x60}
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+	c.FillText(sty, c.Center(), msg)
+}

@@ -1,0 +1,212 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/hammer-load/hammer/internal/latency"
+)
+
+// MarkdownFile is the report's name in a results folder.
+const MarkdownFile = "report.md"
+
+// Chart is a chart of the report: its title and its PNG file name.
+type Chart struct {
+	Title string
+	File  string
+}
+
+// WriteMarkdown writes report.md: the verdict first, then how the run was
+// made, the latency percentiles, the outcomes, what went wrong and the
+// charts. It reads well as a CI job summary.
+func WriteMarkdown(w io.Writer, s Summary, charts []Chart) error {
+	var b strings.Builder
+	title := "hammer"
+	if s.Command != "" {
+		title += " " + s.Command
+	}
+	fmt.Fprintf(&b, "# %s — %s\n\n", title, s.RunID)
+	fmt.Fprintf(&b, "%s\n\n", headline(s))
+	writeVerdicts(&b, s)
+	writeManifest(&b, s)
+	writeLatency(&b, s)
+	writeOutcomes(&b, s)
+	writeProblems(&b, s)
+	if len(charts) > 0 {
+		b.WriteString("## Charts\n\n")
+		for _, c := range charts {
+			fmt.Fprintf(&b, "### %s\n\n![%s](%s)\n\n", c.Title, c.Title, c.File)
+		}
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+// headline is the one-line verdict of the whole folder.
+func headline(s Summary) string {
+	switch s.ExitCode {
+	case 0:
+		return fmt.Sprintf("**PASS** (exit 0): every one of %d runs is as expected.", len(s.Runs))
+	case 1:
+		failed := 0
+		for _, r := range s.Runs {
+			if !r.ExpectOK && r.Verdict != "unknown" {
+				failed++
+			}
+		}
+		return fmt.Sprintf("**FAIL** (exit 1): %d of %d runs broke a safety property or missed their expectation.", failed, len(s.Runs))
+	}
+	return fmt.Sprintf("**UNKNOWN** (exit %d): the outcome of at least one run could not be determined.", s.ExitCode)
+}
+
+func writeVerdicts(b *strings.Builder, s Summary) {
+	b.WriteString("| run | contenders | sold/seats | oversold | p50 | p99 | sellout | start skew | expected | verdict |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	for _, r := range s.Runs {
+		expected := string(r.Expected)
+		if expected == "" {
+			expected = "–"
+		}
+		fmt.Fprintf(b, "| `%s` | %d | %d/%d | %d | %s | %s | %s | %s | %s | %s |\n",
+			r.Name, r.Contenders, r.Sold, r.Seats, r.Oversold, fmtMs(r.P50Ms), fmtMs(r.P99Ms),
+			fmtSellout(r.SelloutMs), fmtMs(r.StartSkewMs), expected, verdictCell(r))
+	}
+	for _, sk := range s.Skipped {
+		fmt.Fprintf(b, "\nSkipped: %s\n", sk)
+	}
+	b.WriteString("\n")
+}
+
+func writeManifest(b *strings.Builder, s Summary) {
+	b.WriteString("## How it ran\n\n| | |\n|---|---|\n")
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(b, "| %s | %s |\n", k, v)
+		}
+	}
+	e := s.Env
+	hammer := e.Hammer
+	if e.Revision != "" {
+		hammer += " (" + e.Revision + ")"
+	}
+	row("seed", fmt.Sprint(s.Seed))
+	row("hammer", hammer)
+	row("Go", e.Go)
+	row("Redis", e.Redis)
+	row("PostgreSQL", e.PostgreSQL)
+	row("stack", s.Stack)
+	row("PostgreSQL fsync", e.Fsync)
+	for _, n := range s.StackNotes {
+		row("note", n)
+	}
+	if len(s.Runs) > 0 {
+		r := s.Runs[0]
+		row("processes × goroutines", fmt.Sprintf("%d × %d", r.Procs, r.Goroutines))
+		row("seats", fmt.Sprint(r.Seats))
+	}
+	if e.PoolSize > 0 {
+		row("PostgreSQL pool", fmt.Sprintf("%d connections per worker process", e.PoolSize))
+	}
+	if e.Cores > 0 {
+		row("host cores", fmt.Sprint(e.Cores))
+	}
+	b.WriteString("\n")
+}
+
+func writeLatency(b *strings.Builder, s Summary) {
+	b.WriteString("## Latency (ms)\n\n")
+	if slices.ContainsFunc(s.Runs, func(r RunSummary) bool { return r.Model == "closed" }) {
+		b.WriteString("> Closed model: every contender fires once at the go signal and the next attempt waits for the " +
+			"previous one, so these latencies are exposed to coordinated omission — a stall delays the attempts " +
+			"instead of showing up in their latency. Use `hammer run --rate N --duration D` for an open model timed " +
+			"from each attempt's intended start.\n\n")
+	}
+	if slices.ContainsFunc(s.Runs, func(r RunSummary) bool { return r.Model == "open" }) {
+		b.WriteString("> Open model: attempts are issued at a fixed rate and each one's latency counts from its " +
+			"intended start, so time spent waiting for a free contender is included (no coordinated omission).\n\n")
+	}
+	b.WriteString("| run | phase | count | min | p50 | p90 | p99 | p99.9 | max | mean |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range s.Runs {
+		for _, l := range r.Latency {
+			fmt.Fprintf(b, "| `%s` | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, phaseName(l.Phase), l.Count,
+				num(l.Min), num(l.P50), num(l.P90), num(l.P99), num(l.P999), num(l.Max), num(l.Mean))
+		}
+	}
+	b.WriteString("\n")
+}
+
+func phaseName(p latency.Phase) string {
+	switch p {
+	case latency.LockWait:
+		return "lock wait"
+	case latency.Critical:
+		return "critical section"
+	case latency.Release:
+		return "release"
+	}
+	return "whole attempt"
+}
+
+func writeOutcomes(b *strings.Builder, s Summary) {
+	b.WriteString("## Outcomes\n\n| run | sold | sold out | lock timeout | rejected | error | unknown | wins by process |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, r := range s.Runs {
+		fmt.Fprintf(b, "| `%s` | %d | %d | %d | %d | %d | %d | %s |\n", r.Name,
+			r.Outcomes["sold"], r.Outcomes["sold_out"], r.Outcomes["lock_timeout"], r.Outcomes["rejected"],
+			r.Outcomes["error"], r.Outcomes["unknown"], wins(r.WinsByProcess))
+	}
+	b.WriteString("\n")
+}
+
+// wins renders sales per process as "p0 12 · p1 8".
+func wins(m map[string]int) string {
+	procs := make([]string, 0, len(m))
+	for p := range m {
+		procs = append(procs, p)
+	}
+	slices.SortFunc(procs, func(a, b string) int { return compareNumeric(a, b) })
+	parts := make([]string, 0, len(procs))
+	for _, p := range procs {
+		parts = append(parts, fmt.Sprintf("p%s %d", p, m[p]))
+	}
+	if len(parts) == 0 {
+		return "–"
+	}
+	return strings.Join(parts, " · ")
+}
+
+func compareNumeric(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+// writeProblems lists, per run that needs it, the failed expectation, the
+// violations with their stories and why a verdict is unknown.
+func writeProblems(b *strings.Builder, s Summary) {
+	var d strings.Builder
+	for _, r := range s.Runs {
+		writeDetails(&d, r, limits{lines: 20, stories: 3})
+	}
+	if d.Len() == 0 {
+		return
+	}
+	b.WriteString("## What went wrong\n\nEvery violation with its story is in `violations.txt`; the first ones:\n\n```")
+	b.WriteString(d.String())
+	b.WriteString("```\n\n")
+}
+
+// num renders milliseconds with a precision that suits their size.
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 1:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
