@@ -71,7 +71,7 @@ func writeVerdicts(b *strings.Builder, s Summary) {
 		}
 		fmt.Fprintf(b, "| `%s` | %d | %d/%d | %d | %s | %s | %s | %s | %s | %s |\n",
 			r.Name, r.Contenders, r.Sold, r.Seats, r.Oversold, fmtMs(r.P50Ms), fmtMs(r.P99Ms),
-			fmtSellout(r.SelloutMs), fmtMs(r.StartSkewMs), expected, verdictCell(r))
+			fmtSellout(r.SelloutMs), fmtSkew(r), expected, verdictCell(r))
 	}
 	for _, sk := range s.Skipped {
 		fmt.Fprintf(b, "\nSkipped: %s\n", sk)

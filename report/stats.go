@@ -58,7 +58,10 @@ func Compute(run history.Run, attempts []history.Attempt) Stats {
 		// Open model: every request is a contender of its own.
 		s.Contenders = int(run.Rate*time.Duration(run.Duration).Seconds() + 0.5)
 	}
-	s.StartSkew = skew(first)
+	if run.Rate == 0 {
+		// Open-model attempts are spread out on purpose: no skew to measure.
+		s.StartSkew = skew(first)
+	}
 	if len(soldAt) >= run.Seats && run.Seats > 0 {
 		slices.Sort(soldAt)
 		s.Sellout, s.SoldOut = time.Duration(soldAt[run.Seats-1]-run.GoAt), true

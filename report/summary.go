@@ -185,11 +185,16 @@ func WriteTable(w io.Writer, s Summary) error {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			r.Name, r.Contenders, r.Sold, r.Seats, r.Oversold,
-			fmtMs(r.P50Ms), fmtMs(r.P99Ms), fmtSellout(r.SelloutMs), fmtMs(r.StartSkewMs),
+			fmtMs(r.P50Ms), fmtMs(r.P99Ms), fmtSellout(r.SelloutMs), fmtSkew(r),
 			expected, verdictCell(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, r := range s.Runs {
+		if r.Model == "open" {
+			fmt.Fprintf(w, "\n%s: open model at %g attempts/s; latency counts from each attempt's intended start (no coordinated omission)\n", r.Name, r.Rate)
+		}
 	}
 	for _, r := range s.Runs {
 		writeDetails(w, r, terminalLimits(r))
@@ -291,6 +296,14 @@ func fmtMs(v float64) string {
 	default:
 		return fmt.Sprintf("%.1fms", v)
 	}
+}
+
+// fmtSkew is the start skew, which only the closed model has.
+func fmtSkew(r RunSummary) string {
+	if r.Model == "open" {
+		return "-"
+	}
+	return fmtMs(r.StartSkewMs)
 }
 
 func fmtSellout(v *float64) string {
