@@ -96,6 +96,9 @@ type FaultEvent struct {
 	End       int64  `json:"end_ns"`
 	// Detail says in plain words what was done, e.g. "SIGSTOP of worker 1 (pid 4242) for 600ms".
 	Detail string `json:"detail"`
+	// Failed says why the injection failed; empty when it worked. A run
+	// whose fault failed cannot be judged as if it had struck.
+	Failed string `json:"failed,omitempty"`
 }
 
 // Expectation is what a scenario is expected to show.

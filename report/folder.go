@@ -33,10 +33,7 @@ func chartTitles() []Chart {
 // returns the summary.
 func WriteFolder(dir string, f *history.Folder, lat *latency.Set, junit string) (Summary, error) {
 	if lat == nil {
-		lat = latency.NewSet()
-		for _, a := range f.Attempts {
-			lat.Observe(a)
-		}
+		lat = latency.FromAttempts(f.Attempts)
 	}
 	s := Build(f, lat, verify.Folder(f))
 	if err := Save(dir, s); err != nil {

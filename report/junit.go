@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hammer-load/hammer/verify"
 )
 
 // JUnitFile is the JUnit XML report's name in a results folder.
@@ -69,7 +71,7 @@ func JUnit(s Summary, name string) ([]byte, error) {
 		var body bytes.Buffer
 		writeDetails(&body, r, limits{lines: -1, stories: -1})
 		switch {
-		case r.Verdict == "unknown":
+		case r.Verdict == verify.Unknown:
 			c.Error = &junitProblem{Message: r.ExpectReason, Type: "undetermined", Text: body.String()}
 			suite.Errors++
 		case !r.ExpectOK:

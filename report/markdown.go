@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/hammer-load/hammer/internal/latency"
+
+	"github.com/hammer-load/hammer/verify"
 )
 
 // MarkdownFile is the report's name in a results folder.
@@ -52,7 +54,7 @@ func headline(s Summary) string {
 	case 1:
 		failed := 0
 		for _, r := range s.Runs {
-			if !r.ExpectOK && r.Verdict != "unknown" {
+			if !r.ExpectOK && r.Verdict != verify.Unknown {
 				failed++
 			}
 		}

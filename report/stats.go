@@ -1,5 +1,7 @@
 // Package report turns verified runs into what people read: the verdict
-// table on the terminal and summary.json in the results folder.
+// table on the terminal, and in the results folder summary.json,
+// violations.txt, report.md, junit.xml, the .hgrm files and (through
+// report/chart) the charts; it also compares two runs.
 package report
 
 import (

@@ -105,10 +105,7 @@ func slack(ds []time.Duration) *Slack {
 // histograms the workers recorded; nil rebuilds them from the attempts.
 func Build(f *history.Folder, lat *latency.Set, verdicts []verify.RunVerdict) Summary {
 	if lat == nil {
-		lat = latency.NewSet()
-		for _, a := range f.Attempts {
-			lat.Observe(a)
-		}
+		lat = latency.FromAttempts(f.Attempts)
 	}
 	s := Summary{
 		Schema: SummarySchema, RunID: f.Manifest.RunID, Command: f.Manifest.Command, Seed: f.Manifest.Seed,

@@ -49,10 +49,6 @@ func ParseMode(s string) (Mode, error) {
 // UsesLock reports whether contenders in this mode take the Redis lock.
 func (m Mode) UsesLock() bool { return m == LockOnly || m == LockPlusUpdate || m == Fenced }
 
-// ReadsThenWrites reports whether the mode reads the count and writes it
-// back in two steps (and so depends on something else for exclusion).
-func (m Mode) ReadsThenWrites() bool { return m == None || m == LockOnly || m == Fenced }
-
 // Scenario is one race of a matrix: a name, a mode, an optional fault and
 // what it must show.
 type Scenario struct {

@@ -48,13 +48,15 @@ func expectValid(v Verdict, e history.Expectation) (bool, string) {
 }
 
 // expectOversell judges an Unsafe expectation against a determined verdict:
-// it holds when the run broke a safety property (an oversell, a seat sold
-// twice, a lost update, overlapping lock holders…). Errors and a stuck lock
-// are failures too, but not the unsafety a negative control must show.
+// it holds when the run broke the inventory's safety (an oversell, a seat
+// sold twice, a lost update) or the lock's (overlapping holders). Errors, a
+// stuck lock or a bookkeeping mismatch are failures too, but not the
+// unsafety a negative control must show.
 func expectOversell(v Verdict) (bool, string) {
 	var seen []Violation
 	for _, x := range v.Violations {
-		if x.Check != CheckUnexpectedError && x.Check != CheckStuckLock {
+		switch x.Check {
+		case CheckOversell, CheckConservation, CheckDoubleSold, CheckMutualExclusion:
 			seen = append(seen, x)
 		}
 	}

@@ -120,6 +120,13 @@ func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios
 	if f.quiet {
 		log = nil
 	}
+	runID := newRunID()
+	if f.out == "" {
+		f.out = filepath.Join("results", runID)
+	}
+	if f.seed == 0 {
+		f.seed = uint64(time.Now().UnixNano())
+	}
 	kind, _ := stack.ParseKind(f.stackKind)
 	st, err := stack.Start(ctx, stack.Options{Kind: kind, RedisURL: f.redisURL, PGURL: f.pgURL, Log: log})
 	if err != nil {
@@ -135,7 +142,7 @@ func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios
 		return usageError(io, "%s", skipped[0])
 	}
 
-	folder, lat, err := raceScenarios(ctx, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
+	folder, lat, err := raceScenarios(ctx, runID, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
@@ -169,14 +176,7 @@ func runnable(scns []scenarios.Scenario, kind stack.Kind) (run []scenarios.Scena
 
 // raceScenarios races each scenario in turn on one stack and returns the
 // records and the merged latency histograms.
-func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []scenarios.Scenario, worker driver.Command, io stdio) (*history.Folder, *latency.Set, error) {
-	runID := newRunID()
-	if f.out == "" {
-		f.out = filepath.Join("results", runID)
-	}
-	if f.seed == 0 {
-		f.seed = uint64(time.Now().UnixNano())
-	}
+func raceScenarios(ctx context.Context, runID string, f *raceFlags, st *stack.Stack, scns []scenarios.Scenario, worker driver.Command, io stdio) (*history.Folder, *latency.Set, error) {
 	folder := &history.Folder{Manifest: history.Manifest{
 		Schema: history.ManifestSchema, RunID: runID, Seed: f.seed,
 		Stack: string(st.Kind), StackNotes: st.Notes, Env: describe(ctx, st, f),
@@ -192,11 +192,7 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 		if ctx.Err() != nil {
 			// Interrupted: the scenarios not run stay in the folder with an
 			// unknown verdict, so the folder can never read as a pass.
-			folder.Manifest.Runs = append(folder.Manifest.Runs, history.Run{
-				Name: sc.Name, Mode: string(sc.Mode), Procs: f.procs, Goroutines: f.goroutines,
-				Seats: f.seats, Expected: sc.Expected, Fault: string(sc.Fault), Extend: sc.Extend,
-				Incomplete: []string{"not run: hammer was interrupted"},
-			})
+			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(sc, f, "not run: hammer was interrupted"))
 			continue
 		}
 		total := f.procs * f.goroutines * f.attempts
@@ -215,13 +211,30 @@ func raceScenarios(ctx context.Context, f *raceFlags, st *stack.Stack, scns []sc
 		})
 		track.done()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", sc.Name, err)
+			// The race could not even start: keep the cell, unknown, and go
+			// on, so one broken cell does not throw away the others.
+			fmt.Fprintf(io.err, "hammer: %s: %v\n", sc.Name, err)
+			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(sc, f, "not run: "+err.Error()))
+			continue
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(io.err, "hammer: %s: %s\n", sc.Name, w)
 		}
 		folder.Manifest.Runs = append(folder.Manifest.Runs, res.Run)
 		folder.Add(res.Records)
 		lat.Merge(res.Latency)
 	}
 	return folder, lat, nil
+}
+
+// notRun describes a scenario that never raced, with why: its verdict can
+// only be unknown.
+func notRun(sc scenarios.Scenario, f *raceFlags, why string) history.Run {
+	return history.Run{
+		Name: sc.Name, Mode: string(sc.Mode), Procs: f.procs, Goroutines: f.goroutines,
+		Seats: f.seats, Expected: sc.Expected, Fault: string(sc.Fault), Extend: sc.Extend,
+		Incomplete: []string{why},
+	}
 }
 
 // describe records what the race runs on. Servers that cannot be asked
@@ -262,6 +275,7 @@ func finish(dir string, folder *history.Folder, lat *latency.Set, junit string, 
 		return exitInfra
 	}
 	if err := report.WriteTable(io.out, summary); err != nil {
+		fmt.Fprintf(io.err, "hammer: print the verdict table: %v\n", err)
 		return exitInfra
 	}
 	fmt.Fprintf(io.out, "\nresults: %s (report.md)\n", dir)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/latency"
@@ -71,8 +73,11 @@ func loadFolder(dir string) (*history.Folder, *latency.Set, error) {
 		return nil, nil, err
 	}
 	lat, err := latency.Load(dir)
-	if err != nil {
-		lat = nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return folder, nil, nil // an older folder: rebuilt from the attempts
+	case err != nil:
+		return nil, nil, err
 	}
 	return folder, lat, nil
 }

@@ -38,6 +38,9 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	if (f.rate > 0) != (f.duration > 0) || f.rate < 0 || f.duration < 0 {
 		return usageError(io, "run: --rate and --duration go together and must be positive (got --rate %v --duration %s)", f.rate, f.duration)
 	}
+	if f.duration >= f.timeout {
+		return usageError(io, "run: --duration %s must be shorter than --timeout %s", f.duration, f.timeout)
+	}
 	if flt != scenarios.NoFault && !isSet(fs, "lock-ttl") {
 		// Faults last a few TTLs: keep a faulted run to seconds, not minutes.
 		f.lockTTL = faultLockTTL

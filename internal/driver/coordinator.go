@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -78,6 +79,9 @@ type Result struct {
 	history.Records
 	// Latency holds the histograms the workers recorded, merged.
 	Latency *latency.Set
+	// Warnings are problems that do not touch the verdict, such as a
+	// clean-up that failed and left the run's schema or keys behind.
+	Warnings []string
 	// Sector is the final sector row (also in Records.Sectors), nil if it
 	// could not be read.
 	Sector *history.Sector
@@ -88,7 +92,7 @@ const sectorID = 1
 // Race runs one scenario end to end. An error means the race could not be
 // run at all (setup failed); trouble during the race is reported in
 // Result.Run.Incomplete instead, so the verdict becomes unknown.
-func Race(ctx context.Context, o Options) (*Result, error) {
+func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if o.PauseFor == 0 {
 		o.PauseFor = 3 * o.LockTTL
 	}
@@ -96,11 +100,15 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
 	sector := history.Sector{Run: name, ID: sectorID, Capacity: o.Seats, Available: o.Seats}
-	if err := inventory.Create(ctx, o.PGURL, schema, sector); err != nil {
+	if err = inventory.Create(ctx, o.PGURL, schema, sector); err != nil {
 		return nil, err
 	}
 	if !o.Keep {
-		defer cleanup(o, schema, prefix)
+		defer func() {
+			if cerr := cleanup(o, schema, prefix); cerr != nil && res != nil {
+				res.Warnings = append(res.Warnings, cerr.Error())
+			}
+		}()
 	}
 	cfg := newWorkerConfig(o, schema, prefix)
 	env, err := setUpFaults(ctx, o, &cfg)
@@ -116,7 +124,7 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
 		return nil, err
 	}
-	res := &Result{Run: newRun(o)}
+	res = &Result{Run: newRun(o)}
 	res.Run.GoAt = ws.release()
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
@@ -126,6 +134,10 @@ func Race(ctx context.Context, o Options) (*Result, error) {
 	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes)
 	res.Faults = append(res.Faults, strikes.finish()...)
 	res.Faults = append(res.Faults, env.windowEvents()...)
+	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults)...)
+	if ctx.Err() != nil && !slices.Contains(res.Run.Incomplete, interrupted) {
+		res.Run.Incomplete = append(res.Run.Incomplete, interrupted)
+	}
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
 	res.Sales, res.Sector, err = readBack(ctx, o.PGURL, schema, name)
@@ -162,6 +174,27 @@ func newRun(o Options) history.Run {
 	}
 }
 
+// interrupted is the reason a run stopped by Ctrl-C (or SIGTERM) is incomplete.
+const interrupted = "run interrupted; workers were killed"
+
+// faultGaps says why a run's fault cannot be taken as having struck: an
+// injection failed, or fewer holders were struck than scheduled (the race
+// had too few of them). Judging such a run as if the fault had struck
+// would call it safe without evidence.
+func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
+	var gaps []string
+	for _, e := range events {
+		if e.Failed != "" {
+			gaps = append(gaps, fmt.Sprintf("fault %s failed: %s", e.Fault, e.Failed))
+		}
+	}
+	if scheduled > 0 && len(events) < scheduled {
+		gaps = append(gaps, fmt.Sprintf("fault %s struck %d of the %d lock holders scheduled: the race had too few holders (race more contenders or seats)",
+			o.Scenario.Fault, len(events), scheduled))
+	}
+	return gaps
+}
+
 // readBack reads the ledger and the final sector row after the race.
 func readBack(ctx context.Context, pgURL, schema, run string) ([]history.Sale, *history.Sector, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -183,22 +216,30 @@ func readBack(ctx context.Context, pgURL, schema, run string) ([]history.Sale, *
 }
 
 // cleanup removes the run's schema and every key under its prefix, and
-// nothing else. Failures are reported on the result's log by the caller's
-// next run; there is no verdict left to change.
-func cleanup(o Options, schema, prefix string) {
+// nothing else. What it could not remove it reports, naming it.
+func cleanup(o Options, schema, prefix string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_ = inventory.Drop(ctx, o.PGURL, schema)
+	var errs []error
+	if err := inventory.Drop(ctx, o.PGURL, schema); err != nil {
+		errs = append(errs, fmt.Errorf("clean-up left schema %s: %w", schema, err))
+	}
 	opt, err := redis.ParseURL(o.RedisURL)
 	if err != nil {
-		return
+		return errors.Join(append(errs, err)...)
 	}
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 	iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 	for iter.Next(ctx) {
-		rdb.Del(ctx, iter.Val())
+		if err := rdb.Del(ctx, iter.Val()).Err(); err != nil {
+			errs = append(errs, fmt.Errorf("clean-up left key %s: %w", iter.Val(), err))
+		}
 	}
+	if err := iter.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("clean-up could not list keys %s*: %w", prefix, err))
+	}
+	return errors.Join(errs...)
 }
 
 // fillUnknown adds a record with outcome unknown for every attempt that
@@ -332,12 +373,17 @@ func (f *fleet) listen() {
 			for sc.Scan() {
 				var m message
 				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					// Keep the pipe flowing so the worker can never block on it.
+					_, _ = io.Copy(io.Discard, w.stdout)
 					f.emit(event{proc: p, eof: true, end: fmt.Errorf("bad output %q: %w", sc.Text(), err)})
 					return
 				}
 				if !f.emit(event{proc: p, msg: m}) {
 					return
 				}
+			}
+			if sc.Err() != nil {
+				_, _ = io.Copy(io.Discard, w.stdout)
 			}
 			f.emit(event{proc: p, eof: true, end: sc.Err()})
 		}()
@@ -440,7 +486,7 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.A
 			stop(fmt.Sprintf("run exceeded --timeout %s; workers were killed", o.Timeout))
 			timer.Reset(time.Hour)
 		case <-ctx.Done():
-			stop("run interrupted; workers were killed")
+			stop(interrupted)
 			ctx = context.WithoutCancel(ctx)
 		}
 	}

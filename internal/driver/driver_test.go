@@ -127,11 +127,10 @@ func TestTimeoutIsUnknown(t *testing.T) {
 	}
 }
 
-// TestUnreachableWorkerFailsSetup: a worker that cannot reach PostgreSQL
-// fails the race before anything is attempted.
+// TestUnreachableWorkerFailsSetup: a worker that cannot reach Redis fails
+// the race before anything is attempted.
 func TestUnreachableWorkerFailsSetup(t *testing.T) {
 	o := options(t, scenarios.UpdateOnly)
-	o.Worker.Args = []string{workerArg}
 	o.RedisURL = "redis://127.0.0.1:1/0"
 	start := time.Now()
 	if _, err := driver.Race(context.Background(), o); err == nil {
@@ -139,5 +138,20 @@ func TestUnreachableWorkerFailsSetup(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %s to fail", d)
+	}
+}
+
+// TestFaultThatNeverStruckIsUnknown: a race too small for its scheduled
+// fault must not pass as if the fault had struck.
+func TestFaultThatNeverStruckIsUnknown(t *testing.T) {
+	o := options(t, scenarios.LockOnly)
+	o.Scenario = scenarios.Scenario{Name: "lock-only/pause", Mode: scenarios.LockOnly, Fault: scenarios.Pause}
+	o.Procs, o.Goroutines, o.Seats = 1, 1, 4
+	res, err := driver.Race(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Race: %v", err)
+	}
+	if v := check(res); v.Status != verify.Unknown {
+		t.Fatalf("verdict %s, want unknown", v.Summary())
 	}
 }

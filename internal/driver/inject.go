@@ -84,6 +84,13 @@ func (f *injector) At(ctx context.Context, a *history.Attempt, p strategy.Point,
 	return nil
 }
 
+// Done implements strategy.Faults: it forgets the attempt's holder number.
+func (f *injector) Done(a *history.Attempt) {
+	f.mu.Lock()
+	delete(f.seqs, a)
+	f.mu.Unlock()
+}
+
 // seq numbers the attempt among all holders of the run, the first time it
 // reaches a point where it holds the lock — or, in a mode without a lock,
 // the row (MidWrite comes after the UPDATE took it). It returns 0 for

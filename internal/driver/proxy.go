@@ -67,7 +67,7 @@ func (p *netProxies) window(run string, f scenarios.Fault, start time.Time, d ti
 		ev.Detail = fmt.Sprintf("every connection to Redis and PostgreSQL cut, and new ones refused, for %s", d)
 	}
 	if err != nil {
-		ev.Detail = fmt.Sprintf("%s failed: %v", f, err)
+		ev.Failed = err.Error()
 	}
 	ev.End = time.Now().UnixNano()
 	return ev

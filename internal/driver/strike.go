@@ -74,14 +74,15 @@ func (s *striker) handle(ctx context.Context, st strike) {
 		defer s.wg.Done()
 		start := time.Now()
 		detail, err := s.inject(ctx, st)
-		if err != nil {
-			detail = fmt.Sprintf("%s failed: %v", s.o.Scenario.Fault, err)
-		}
-		s.mu.Lock()
-		s.events = append(s.events, history.FaultEvent{
+		ev := history.FaultEvent{
 			Run: s.o.Scenario.Name, Fault: string(s.o.Scenario.Fault), Proc: st.Proc, Goroutine: st.Goroutine,
 			RequestID: st.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
-		})
+		}
+		if err != nil {
+			ev.Detail, ev.Failed = fmt.Sprintf("%s on %s", s.o.Scenario.Fault, st.RequestID), err.Error()
+		}
+		s.mu.Lock()
+		s.events = append(s.events, ev)
 		s.mu.Unlock()
 	}()
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"regexp"
 	"strings"
 	"time"
@@ -34,10 +35,12 @@ var (
 // SchemaPrefix starts the name of every schema hammer creates.
 const SchemaPrefix = "hammer_"
 
-var schemaName = regexp.MustCompile(`^hammer_[a-z0-9_]{1,55}$`)
+// schemaName matches what SchemaName returns: Create and Drop refuse anything else.
+var schemaName = regexp.MustCompile(`^hammer_[a-z0-9_]{1,56}$`)
 
 // SchemaName returns the schema for one run of one results folder, a valid
-// PostgreSQL identifier under SchemaPrefix.
+// PostgreSQL identifier under SchemaPrefix. A name too long for PostgreSQL
+// is cut and ends in a hash of the whole name, so two long names never meet.
 func SchemaName(runID, run string) string {
 	clean := func(s string) string {
 		return strings.Map(func(r rune) rune {
@@ -51,11 +54,17 @@ func SchemaName(runID, run string) string {
 		}, s)
 	}
 	name := SchemaPrefix + clean(runID) + "_" + clean(run)
-	if len(name) > 63 {
-		name = name[:63]
+	if len(name) > maxSchemaName {
+		sum := fnv.New32a()
+		sum.Write([]byte(name))
+		name = fmt.Sprintf("%s_%08x", name[:maxSchemaName-9], sum.Sum32())
 	}
 	return name
 }
+
+// maxSchemaName is the longest name SchemaName returns (PostgreSQL cuts
+// identifiers at 63 bytes).
+const maxSchemaName = 63
 
 // Store is the inventory of one run.
 type Store struct {

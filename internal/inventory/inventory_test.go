@@ -31,8 +31,23 @@ func TestSchemaName(t *testing.T) {
 			}
 		})
 	}
-	if got := inventory.SchemaName(strings.Repeat("x", 80), "run"); len(got) > 63 {
-		t.Errorf("SchemaName is %d bytes, PostgreSQL allows 63", len(got))
+	long := inventory.SchemaName("20261129-072942-90b550", "lock-plus-update/slow-release+extend")
+	other := inventory.SchemaName("20261129-072942-90b550", "lock-plus-update/slow-release+extenf")
+	if len(long) > 63 || long == other {
+		t.Errorf("long names: %q and %q; want distinct names of at most 63 bytes", long, other)
+	}
+}
+
+// TestLongSchemaNameIsUsable: the longest names hammer makes can be created.
+func TestLongSchemaNameIsUsable(t *testing.T) {
+	ctx := context.Background()
+	pgURL := stacktest.Get(t).PGURL
+	schema := inventory.SchemaName("20261129-072942-90b550", "lock-plus-update/slow-release+extend")
+	if err := inventory.Create(ctx, pgURL, schema, history.Sector{ID: 1, Capacity: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := inventory.Drop(ctx, pgURL, schema); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -105,6 +105,16 @@ func (s *Set) Observe(a history.Attempt) {
 	}
 }
 
+// FromAttempts records the phases of every attempt into a new set: what the
+// workers record, rebuilt from the history (for folders without histograms).
+func FromAttempts(attempts []history.Attempt) *Set {
+	s := NewSet()
+	for _, a := range attempts {
+		s.Observe(a)
+	}
+	return s
+}
+
 // Merge adds every histogram of o into s, bucket by bucket.
 func (s *Set) Merge(o *Set) {
 	for k, h := range o.hists {

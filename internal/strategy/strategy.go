@@ -42,6 +42,8 @@ const (
 // the sale's transaction at MidWrite and is nil elsewhere.
 type Faults interface {
 	At(ctx context.Context, a *history.Attempt, p Point, q inventory.Querier) error
+	// Done is told when the attempt is over, whatever happened to it.
+	Done(a *history.Attempt)
 }
 
 // Lock is the per-sector lock of a mode.
@@ -114,7 +116,12 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 // and error. a must carry the run, mode, process, goroutine and request id.
 func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Rand) {
 	a.Invoke = now()
-	defer func() { a.Complete = now() }()
+	defer func() {
+		a.Complete = now()
+		if c.Faults != nil {
+			c.Faults.Done(a)
+		}
+	}()
 	req := inventory.Request{
 		Sector:    c.Sector,
 		RequestID: a.RequestID,

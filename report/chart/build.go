@@ -14,10 +14,7 @@ import (
 // list are ignored.
 func Build(m history.Manifest, r history.Records, lat *latency.Set) Data {
 	if lat == nil {
-		lat = latency.NewSet()
-		for _, a := range r.Attempts {
-			lat.Observe(a)
-		}
+		lat = latency.FromAttempts(r.Attempts)
 	}
 	runs := describeRuns(m.Runs)
 	recs := splitByRun(m.Runs, r)
