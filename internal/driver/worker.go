@@ -54,34 +54,10 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 	ob := &outbox{rep: w, lat: latency.NewSet()}
 	start := make(chan struct{})
 	jobs := make(chan job)
-	var warm, done sync.WaitGroup
-	warmErrs := make(chan error, cfg.Goroutines)
-	for g := range cfg.Goroutines {
-		warm.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			// Each contender opens its own Redis connection before the start.
-			err := inj.locker.Ping(ctx)
-			warm.Done()
-			if err != nil {
-				warmErrs <- err
-				return
-			}
-			<-start
-			if cfg.Rate > 0 {
-				serve(ctx, cfg, c, g, jobs, ob)
-			} else {
-				contend(ctx, cfg, c, g, ob)
-			}
-		}()
-	}
-	warm.Wait()
-	select {
-	case err := <-warmErrs:
-		w.send(message{Fatal: fmt.Sprintf("redis warm-up: %v", err)})
+	done, err := startContenders(ctx, cfg, c, inj, ob, start, jobs)
+	if err != nil {
+		w.send(message{Fatal: err.Error()})
 		return 3
-	default:
 	}
 	w.send(message{Ready: true})
 
@@ -100,6 +76,42 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 	ob.histograms()
 	w.send(message{Done: true})
 	return 0
+}
+
+// startContenders starts the worker's goroutines, each of which opens its
+// Redis connection and then waits for start. It returns once all are warm,
+// or with the first warm-up error.
+func startContenders(ctx context.Context, cfg workerConfig, c *strategy.Contender, inj *injector,
+	ob *outbox, start <-chan struct{}, jobs <-chan job) (*sync.WaitGroup, error) {
+	var warm sync.WaitGroup
+	done := &sync.WaitGroup{}
+	warmErrs := make(chan error, cfg.Goroutines)
+	for g := range cfg.Goroutines {
+		warm.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			err := inj.locker.Ping(ctx)
+			warm.Done()
+			if err != nil {
+				warmErrs <- err
+				return
+			}
+			<-start
+			if cfg.Rate > 0 {
+				serve(ctx, cfg, c, g, jobs, ob)
+			} else {
+				contend(ctx, cfg, c, g, ob)
+			}
+		}()
+	}
+	warm.Wait()
+	select {
+	case err := <-warmErrs:
+		return nil, fmt.Errorf("redis warm-up: %w", err)
+	default:
+		return done, nil
+	}
 }
 
 // contend makes goroutine g's attempts one after the other (the closed
