@@ -43,12 +43,15 @@ func (r *Records) Add(o Records) {
 }
 
 // ForRun returns the records of the named run.
-func (f *Folder) ForRun(name string) Records {
+func (f *Folder) ForRun(name string) Records { return f.Records.ForRun(name) }
+
+// ForRun returns the records of the named run.
+func (r Records) ForRun(name string) Records {
 	return Records{
-		Attempts: filterRun(f.Attempts, name, func(a Attempt) string { return a.Run }),
-		Sales:    filterRun(f.Sales, name, func(s Sale) string { return s.Run }),
-		Sectors:  filterRun(f.Sectors, name, func(s Sector) string { return s.Run }),
-		Faults:   filterRun(f.Faults, name, func(e FaultEvent) string { return e.Run }),
+		Attempts: filterRun(r.Attempts, name, func(a Attempt) string { return a.Run }),
+		Sales:    filterRun(r.Sales, name, func(s Sale) string { return s.Run }),
+		Sectors:  filterRun(r.Sectors, name, func(s Sector) string { return s.Run }),
+		Faults:   filterRun(r.Faults, name, func(e FaultEvent) string { return e.Run }),
 	}
 }
 

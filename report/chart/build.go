@@ -17,7 +17,10 @@ func Build(m history.Manifest, r history.Records, lat *latency.Set) Data {
 		lat = latency.FromAttempts(r.Attempts)
 	}
 	runs := describeRuns(m.Runs)
-	recs := splitByRun(m.Runs, r)
+	recs := make([]history.Records, len(m.Runs))
+	for i, run := range m.Runs {
+		recs[i] = r.ForRun(run.Name)
+	}
 	return Data{
 		RunID:    m.RunID,
 		Runs:     runs,
@@ -72,26 +75,6 @@ func modeIndex(mode string) int {
 		}
 	}
 	return len(modes)
-}
-
-// splitByRun returns each listed run's records, in manifest order.
-func splitByRun(runs []history.Run, r history.Records) []history.Records {
-	index := make(map[string]int, len(runs))
-	for i, run := range runs {
-		index[run.Name] = i
-	}
-	out := make([]history.Records, len(runs))
-	for _, a := range r.Attempts {
-		if i, ok := index[a.Run]; ok {
-			out[i].Attempts = append(out[i].Attempts, a)
-		}
-	}
-	for _, f := range r.Faults {
-		if i, ok := index[f.Run]; ok {
-			out[i].Faults = append(out[i].Faults, f)
-		}
-	}
-	return out
 }
 
 // origin is the instant a run's times count from: its go signal, or, when
