@@ -5,6 +5,8 @@
 // agree on one format.
 package history
 
+import "time"
+
 // Outcome is how one attempt ended, as the contender saw it.
 type Outcome string
 
@@ -82,6 +84,12 @@ type Sector struct {
 	ID        int    `json:"id"`
 	Capacity  int    `json:"capacity"`
 	Available int    `json:"available"`
+}
+
+// OpenRequests is how many requests an open-model run makes: rate per
+// second for duration, rounded to the nearest whole request.
+func OpenRequests(rate float64, duration time.Duration) int {
+	return int(rate*duration.Seconds() + 0.5)
 }
 
 // FaultEvent is one injected fault: what was done, to whom, from when to

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hammer-load/hammer/internal/latency"
@@ -169,7 +171,11 @@ func wins(m map[string]int) string {
 	for p := range m {
 		procs = append(procs, p)
 	}
-	slices.SortFunc(procs, func(a, b string) int { return compareNumeric(a, b) })
+	slices.SortFunc(procs, func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return cmp.Compare(x, y)
+	})
 	parts := make([]string, 0, len(procs))
 	for _, p := range procs {
 		parts = append(parts, fmt.Sprintf("p%s %d", p, m[p]))
@@ -178,13 +184,6 @@ func wins(m map[string]int) string {
 		return "–"
 	}
 	return strings.Join(parts, " · ")
-}
-
-func compareNumeric(a, b string) int {
-	if len(a) != len(b) {
-		return len(a) - len(b)
-	}
-	return strings.Compare(a, b)
 }
 
 // writeProblems lists, per run that needs it, the failed expectation, the

@@ -58,7 +58,7 @@ func Compute(run history.Run, attempts []history.Attempt) Stats {
 	s.Contenders = run.Procs * run.Goroutines
 	if run.Rate > 0 {
 		// Open model: every request is a contender of its own.
-		s.Contenders = int(run.Rate*time.Duration(run.Duration).Seconds() + 0.5)
+		s.Contenders = history.OpenRequests(run.Rate, time.Duration(run.Duration))
 	}
 	if run.Rate == 0 {
 		// Open-model attempts are spread out on purpose: no skew to measure.

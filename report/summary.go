@@ -121,7 +121,6 @@ func Build(f *history.Folder, lat *latency.Set, verdicts []verify.RunVerdict) Su
 // buildRun summarises one verified run.
 func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set) RunSummary {
 	st := Compute(rv.Run, attempts)
-	whole := lat.Histogram(rv.Run.Name, latency.Attempt)
 	rs := RunSummary{
 		Name: rv.Run.Name, Mode: rv.Run.Mode, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
 		Contenders: st.Contenders, Seats: rv.Run.Seats,
@@ -129,7 +128,6 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,
 		Violations: rv.Verdict.Violations, Notes: rv.Verdict.Notes, Undetermined: rv.Verdict.Undetermined,
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
-		P50Ms: float64(whole.ValueAtQuantile(50)) / 1000, P99Ms: float64(whole.ValueAtQuantile(99)) / 1000,
 		StartSkewMs: ms(st.StartSkew), ElapsedMs: ms(st.Elapsed),
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
 	}
@@ -155,6 +153,9 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		if h := lat.Histogram(rv.Run.Name, p); h.TotalCount() > 0 {
 			rs.Latency = append(rs.Latency, latency.Summarize(p, h))
 		}
+	}
+	if whole, ok := phaseRow(rs, latency.Attempt); ok {
+		rs.P50Ms, rs.P99Ms = whole.P50, whole.P99
 	}
 	return rs
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // maxOverlapViolations caps how many overlaps are reported one by one; the
@@ -59,7 +60,7 @@ func Overlaps(attempts []history.Attempt) []Overlap {
 // keeps the ledger right however the lock behaves, so overlaps there are
 // noted, not failed (see notes).
 func (x *index) mutualExclusion() []Violation {
-	if x.in.Mode != "lock-only" {
+	if x.in.Mode != string(scenarios.LockOnly) {
 		return nil
 	}
 	overlaps := Overlaps(x.in.Attempts)
@@ -80,7 +81,7 @@ func (x *index) mutualExclusion() []Violation {
 
 // overlapNote tells of overlaps the database backstop made harmless.
 func (x *index) overlapNote() string {
-	if x.in.Mode == "lock-only" {
+	if x.in.Mode == string(scenarios.LockOnly) {
 		return ""
 	}
 	n := len(Overlaps(x.in.Attempts))
@@ -94,8 +95,8 @@ func (x *index) overlapNote() string {
 // explainsErrors reports whether an attempt may fail with an error under
 // fault without the strategy being broken.
 func explainsErrors(fault string) bool {
-	switch fault {
-	case "lock-loss", "failover", "crash", "net-delay", "partition":
+	switch scenarios.Fault(fault) {
+	case scenarios.LockLoss, scenarios.Failover, scenarios.Crash, scenarios.NetDelay, scenarios.Partition:
 		return true
 	}
 	return false

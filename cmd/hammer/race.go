@@ -197,7 +197,7 @@ func raceScenarios(ctx context.Context, runID string, f *raceFlags, st *stack.St
 		}
 		total := f.procs * f.goroutines * f.attempts
 		if f.rate > 0 {
-			total = int(f.rate*f.duration.Seconds() + 0.5)
+			total = history.OpenRequests(f.rate, f.duration)
 		}
 		track := prog.track(sc.Name, total)
 		res, err := driver.Race(ctx, driver.Options{

@@ -288,7 +288,7 @@ func expectedRequests(o Options) []history.Attempt {
 // openShare is how many of the open model's requests process p makes: the
 // total (rate × duration) split evenly, the remainder to the first ones.
 func openShare(o Options, p int) int {
-	total := int(o.Rate*o.Duration.Seconds() + 0.5)
+	total := history.OpenRequests(o.Rate, o.Duration)
 	n := total / o.Procs
 	if p < total%o.Procs {
 		n++

@@ -97,10 +97,10 @@ func (s *Set) Observe(a history.Attempt) {
 	if critStart == 0 {
 		critStart = a.DBStart
 	}
-	if d, ok := between(critStart, a.DBEnd); ok && a.DBEnd > 0 {
+	if d, ok := between(critStart, a.DBEnd); ok {
 		s.Record(key(Critical), d)
 	}
-	if d, ok := between(a.DBEnd, a.LockReleased); ok && a.LockReleased > 0 {
+	if d, ok := between(a.DBEnd, a.LockReleased); ok {
 		s.Record(key(Release), d)
 	}
 }
