@@ -27,6 +27,12 @@ const (
 	Rejected Outcome = "rejected"
 )
 
+// The servers a race depends on, as Attempt.Infra and Outage.Server name them.
+const (
+	ServerRedis      = "redis"
+	ServerPostgreSQL = "postgresql"
+)
+
 // Indeterminate reports whether an attempt with this outcome may or may not
 // have written a sale: the contender cannot know, so the verifier allows both.
 func (o Outcome) Indeterminate() bool { return o == Error || o == Unknown }
@@ -65,6 +71,11 @@ type Attempt struct {
 	// LockLost is set when the release found the lock no longer ours: it
 	// expired (or vanished) while this contender held it.
 	LockLost bool `json:"lock_lost,omitempty"`
+	// Infra names the server ("redis" or "postgresql") whose failure
+	// ended the attempt in error: it refused, reset or timed out the
+	// connection, ran out of connections or was shutting down. Empty when
+	// the error is the strategy's own answer.
+	Infra string `json:"infra,omitempty"`
 }
 
 // Sale is one row of the sales ledger as read back after a run.
@@ -144,6 +155,25 @@ type Run struct {
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.
 	Incomplete []string `json:"incomplete,omitempty"`
+	// LedgerUnread says why the sale ledger could not be read back after
+	// the race; empty when it was. No check that needs the ledger is made
+	// on a run whose ledger was not read.
+	LedgerUnread string `json:"ledger_unread,omitempty"`
+	// Outages are the spans during which Redis or PostgreSQL did not
+	// answer hammer's health checks, from the go signal until the ledger
+	// was read back.
+	Outages []Outage `json:"outages,omitempty"`
+}
+
+// Outage is a span during which a server did not answer: from the start of
+// the first check it failed to the start of the first one it passed again
+// (Unix ns; To is zero when it never answered again while hammer watched).
+type Outage struct {
+	Server string `json:"server"`
+	From   int64  `json:"from_ns"`
+	To     int64  `json:"to_ns,omitempty"`
+	// Err is the first failure, e.g. "dial tcp 127.0.0.1:6379: connect: connection refused".
+	Err string `json:"error"`
 }
 
 // Manifest lists the runs of one results folder and how they were run.

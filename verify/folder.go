@@ -30,17 +30,19 @@ func Folder(f *history.Folder) []RunVerdict {
 // and its records.
 func RunInput(run history.Run, r history.Records) Input {
 	return Input{
-		Seats:      run.Seats,
-		Mode:       run.Mode,
-		Fault:      run.Fault,
-		LockTTL:    time.Duration(run.LockTTL),
-		Extend:     run.Extend,
-		Attempts:   r.Attempts,
-		Sales:      r.Sales,
-		Sector:     pickSector(r.Sectors),
-		Faults:     r.Faults,
-		Incomplete: run.Incomplete,
-		GoAt:       run.GoAt,
+		Seats:        run.Seats,
+		Mode:         run.Mode,
+		Fault:        run.Fault,
+		LockTTL:      time.Duration(run.LockTTL),
+		Extend:       run.Extend,
+		Attempts:     r.Attempts,
+		Sales:        r.Sales,
+		Sector:       pickSector(r.Sectors),
+		Faults:       r.Faults,
+		Incomplete:   run.Incomplete,
+		GoAt:         run.GoAt,
+		LedgerUnread: run.LedgerUnread,
+		Outages:      run.Outages,
 	}
 }
 

@@ -57,6 +57,7 @@ func (x *index) notes() []string {
 	if n := x.overlapNote(); n != "" {
 		out = append(out, n)
 	}
+	out = append(out, x.outageNotes()...)
 	if orphans := x.orphanRows(); len(orphans) > 0 && !x.complete() {
 		out = append(out, fmt.Sprintf("%s: %s", pick(len(orphans),
 			"1 ledger row belongs to no recorded attempt; with the history incomplete, its attempt may simply be unreported",
@@ -81,7 +82,8 @@ func (x *index) gaps() []string {
 	for _, r := range x.in.Incomplete {
 		out = append(out, "history incomplete: "+r)
 	}
-	if x.in.Sector == nil {
+	out = append(out, x.infraGaps()...)
+	if x.in.Sector == nil && x.ledgerRead() {
 		out = append(out, "final sector row was not read")
 	}
 	if len(x.in.Attempts) == 0 {
@@ -160,7 +162,10 @@ func (x *index) lostAcks() string {
 		head = fmt.Sprintf("%s ended in error or without a known outcome (%d error, %d unknown)",
 			plural(errs+unknowns, "attempt", "attempts"), errs, unknowns)
 	}
-	if committed == 0 {
+	switch {
+	case !x.ledgerRead():
+		return head + "; whether any of them committed a sale is not known (the ledger was not read back)"
+	case committed == 0:
 		return head + pick(errs+unknowns, "; it did not commit a sale", "; none of them committed a sale")
 	}
 	return fmt.Sprintf("%s; %d of them committed a sale anyway (lost acknowledgement)", head, committed)

@@ -111,7 +111,8 @@ func (x *index) unexpectedErrors() []Violation {
 	}
 	var failed []string
 	for _, a := range x.in.Attempts {
-		if a.Outcome == history.Error {
+		// An infrastructure failure is the world's, not the strategy's (infraGaps).
+		if a.Outcome == history.Error && a.Infra == "" {
 			failed = append(failed, fmt.Sprintf("%s: %s", a.RequestID, a.Err))
 		}
 	}
@@ -131,6 +132,9 @@ func (x *index) unexpectedErrors() []Violation {
 // were still unsold: the lock wedged (a holder died with a lock that never
 // expires) or the wait was too short for the queue.
 func (x *index) stuckLock() []Violation {
+	if !x.ledgerRead() {
+		return nil
+	}
 	timedOut := x.count(history.LockTimeout)
 	unsold := x.in.Seats - len(x.in.Sales)
 	if timedOut == 0 || unsold <= 0 {

@@ -88,6 +88,12 @@ type Input struct {
 	// GoAt is when the contenders were released (Unix ns); stories count
 	// time from it.
 	GoAt int64
+	// LedgerUnread says why the ledger could not be read back; empty when
+	// it was. Checks that count its rows are then not made.
+	LedgerUnread string
+	// Outages are the spans during which a server did not answer the
+	// health checks.
+	Outages []history.Outage
 }
 
 // Verdict is the result of verifying one run.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/redis/go-redis/v9/logging"
 )
 
 // Exit codes shared by every subcommand.
@@ -44,6 +46,9 @@ Run 'hammer run -h', 'hammer load -h' or 'hammer gate -h' for the flags.
 
 // run dispatches a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, io stdio) int {
+	// go-redis would print its own dial failures on stderr; hammer reports
+	// a failing server once, in its own words.
+	logging.Disable()
 	if len(args) == 0 {
 		fmt.Fprint(io.err, usage)
 		return exitUsage

@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/health"
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/latency"
 	"github.com/hammer-load/hammer/internal/stack"
@@ -129,9 +130,13 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
 	}
+	watch, err := env.watch(o)
+	if err != nil {
+		return nil, err
+	}
 	env.startWindow(o, res.Run.GoAt)
 	strikes := &striker{o: o, fleet: ws, lockKey: cfg.LockKey, watchURL: cfg.RedisURL, failover: env.failover, left: len(cfg.Schedule)}
-	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes)
+	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes, watch.Down(), res.Run.GoAt)
 	res.Faults = append(res.Faults, strikes.finish()...)
 	res.Faults = append(res.Faults, env.windowEvents()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults)...)
@@ -140,9 +145,14 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
-	res.Sales, res.Sector, err = readBack(ctx, o.PGURL, schema, name)
-	if err != nil {
-		res.Run.Incomplete = append(res.Run.Incomplete, err.Error())
+	back := readBack(ctx, o.PGURL, schema, name)
+	res.Run.Outages = watch.Stop()
+	res.Sales, res.Sector = back.sales, back.sector
+	if back.ledgerErr != nil {
+		res.Run.LedgerUnread = back.ledgerErr.Error()
+	}
+	if back.sectorErr != nil {
+		res.Run.Incomplete = append(res.Run.Incomplete, back.sectorErr.Error())
 	}
 	if res.Sector != nil {
 		res.Sectors = []history.Sector{*res.Sector}
@@ -195,24 +205,55 @@ func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
 	return gaps
 }
 
-// readBack reads the ledger and the final sector row after the race.
-func readBack(ctx context.Context, pgURL, schema, run string) ([]history.Sale, *history.Sector, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+// readBackWait is how long the read-back after a race keeps trying while
+// PostgreSQL fails: a server that restarts is read once it is back, so an
+// oversell it holds is still counted.
+const readBackWait = 15 * time.Second
+
+// readBackResult is what was read back after a race, and what could not be.
+type readBackResult struct {
+	sales     []history.Sale
+	sector    *history.Sector // nil when it could not be read
+	ledgerErr error           // set when the ledger could not be read
+	sectorErr error
+}
+
+// readBack reads the ledger and the final sector row after the race,
+// trying again for up to readBackWait while PostgreSQL fails. An
+// interrupted race gets one try.
+func readBack(ctx context.Context, pgURL, schema, run string) readBackResult {
+	deadline := time.Now().Add(readBackWait)
+	for {
+		r := readBackOnce(ctx, pgURL, schema, run)
+		err := r.ledgerErr
+		if err == nil {
+			err = r.sectorErr
+		}
+		if err == nil || !health.Failure(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			return r
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// readBackOnce makes one try at reading the ledger and the sector row.
+func readBackOnce(ctx context.Context, pgURL, schema, run string) readBackResult {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	store, err := inventory.Open(ctx, pgURL, schema, 1)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read back: %w", err)
+		return readBackResult{ledgerErr: fmt.Errorf("read back: %w", err)}
 	}
 	defer store.Close()
 	sales, err := store.Ledger(ctx, run)
 	if err != nil {
-		return nil, nil, err
+		return readBackResult{ledgerErr: err}
 	}
 	sec, err := store.Sector(ctx, run, sectorID)
 	if err != nil {
-		return sales, nil, err
+		return readBackResult{sales: sales, sectorErr: err}
 	}
-	return sales, &sec, nil
+	return readBackResult{sales: sales, sector: &sec}
 }
 
 // cleanup removes the run's schema and every key under its prefix, and
@@ -318,6 +359,7 @@ type worker struct {
 	stderr  *tail
 	done    bool        // sent its done message
 	crashed atomic.Bool // killed on purpose by the crash fault
+	stopped bool        // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
 }
 
 // fleet is the worker processes of one race and the stream of their output.
@@ -441,10 +483,10 @@ func (f *fleet) release() int64 {
 }
 
 // collect gathers attempt records until every worker has finished, the
-// timeout passes or ctx ends, handing strike requests to s. It returns the
-// records, the fault events workers reported and, if the history is
-// incomplete, why.
-func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.Attempt, []history.FaultEvent, *latency.Set, []string) {
+// timeout passes, a server is reported down or ctx ends, handing strike
+// requests to s. It returns the records, the fault events workers reported
+// and, if the history is incomplete, why.
+func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan history.Outage, goAt int64) ([]history.Attempt, []history.FaultEvent, *latency.Set, []string) {
 	var attempts []history.Attempt
 	var events []history.FaultEvent
 	var incomplete []string
@@ -454,6 +496,9 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.A
 	defer timer.Stop()
 	stop := func(why string) {
 		incomplete = append(incomplete, why)
+		for _, w := range f.ws {
+			w.stopped = true
+		}
 		f.kill()
 	}
 	for open := len(f.ws); open > 0; {
@@ -485,6 +530,10 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker) ([]history.A
 		case <-timer.C:
 			stop(fmt.Sprintf("run exceeded --timeout %s; workers were killed", o.Timeout))
 			timer.Reset(time.Hour)
+		case out := <-down:
+			stop(fmt.Sprintf("%s stopped answering at %s (%s); the race was stopped at %s, so the attempts still running were not judged",
+				out.Server, sinceGo(goAt, out.From), out.Err, sinceGo(goAt, time.Now().UnixNano())))
+			down = nil
 		case <-ctx.Done():
 			stop(interrupted)
 			ctx = context.WithoutCancel(ctx)
@@ -506,7 +555,7 @@ func (f *fleet) wait() []string {
 	for p, w := range f.ws {
 		w.stdin.Close()
 		err := w.cmd.Wait()
-		if w.crashed.Load() {
+		if w.crashed.Load() || (w.stopped && killedBySignal(err)) {
 			continue // killed on purpose; its lost attempts are marked unknown
 		}
 		if err != nil || !w.done {
@@ -518,6 +567,16 @@ func (f *fleet) wait() []string {
 		}
 	}
 	return bad
+}
+
+// killedBySignal reports whether a worker's exit was a SIGKILL.
+func killedBySignal(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // kill sends SIGKILL to every worker still running.
@@ -546,6 +605,11 @@ func (f *fleet) pids() []int {
 		out[i] = w.cmd.Process.Pid
 	}
 	return out
+}
+
+// sinceGo renders instant t as an offset from the go signal, e.g. "+1.5s".
+func sinceGo(goAt, t int64) string {
+	return fmt.Sprintf("%+.1fs", time.Duration(t-goAt).Seconds())
 }
 
 // tail keeps the last bytes a worker wrote to stderr, for error messages.

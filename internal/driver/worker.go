@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
@@ -29,6 +30,7 @@ type Plant func(c *strategy.Contender, d strategy.Deps)
 // broken variants a test binary offers (nil in hammer). It returns the
 // process exit code.
 func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[string]Plant) int {
+	logging.Disable() // failures reach the coordinator in the attempt records, not on stderr
 	dec := json.NewDecoder(bufio.NewReader(in))
 	w := &reporter{enc: json.NewEncoder(out)}
 	var cfg workerConfig

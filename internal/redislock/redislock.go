@@ -24,15 +24,22 @@ import (
 // ErrTimeout is returned by Acquire when the lock stayed taken for the whole wait.
 var ErrTimeout = errors.New("lock wait timed out")
 
-// Backoff bounds the sleep between two tries of a contended lock.
+// Backoff bounds the sleep between two tries of a contended lock, and how
+// long tries may keep failing with errors before the wait is given up.
 type Backoff struct {
 	Min, Max time.Duration
+	// GiveUp is how long every try may fail with an error (Redis down,
+	// refusing or timing out connections) before Retry returns that error
+	// instead of waiting out the rest of the lock wait; 0 never gives up.
+	GiveUp time.Duration
 }
 
 // DefaultBackoff starts at one millisecond and doubles up to 16 ms, which
-// keeps a thousand waiters from flooding a local Redis.
+// keeps a thousand waiters from flooding a local Redis, and gives up after
+// three seconds of errors: long enough for a Redis restart, short enough
+// that nobody waits a minute for a lock on a dead server.
 func DefaultBackoff() Backoff {
-	return Backoff{Min: time.Millisecond, Max: 16 * time.Millisecond}
+	return Backoff{Min: time.Millisecond, Max: 16 * time.Millisecond, GiveUp: 3 * time.Second}
 }
 
 // Locker takes and releases locks on one Redis.
@@ -112,15 +119,25 @@ func (l *Locker) AcquireFenced(ctx context.Context, key, fenceKey string, ttl, w
 
 // Retry calls try with jittered exponential backoff until it takes the
 // lock or wait has passed. Errors count as a failed try (a restarting Redis
-// answers again soon); if the last try failed with an error, that error is
-// returned instead of ErrTimeout.
+// answers again soon) until every try has failed with one for
+// Backoff.GiveUp; then, or if the last try failed with an error, that error
+// is returned instead of ErrTimeout.
 func (l *Locker) Retry(ctx context.Context, wait time.Duration, rng *rand.Rand, try func() (Lease, bool, error)) (Lease, error) {
 	deadline := time.Now().Add(wait)
 	sleep := l.backoff.Min
+	var failing time.Time // when the current run of errors began
 	for {
 		lease, ok, err := try()
 		if ok {
 			return lease, nil
+		}
+		switch {
+		case err == nil:
+			failing = time.Time{}
+		case failing.IsZero():
+			failing = time.Now()
+		case l.backoff.GiveUp > 0 && time.Since(failing) >= l.backoff.GiveUp:
+			return Lease{}, err
 		}
 		left := time.Until(deadline)
 		if left <= 0 {

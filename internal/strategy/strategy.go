@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/health"
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/scenarios"
@@ -137,7 +138,7 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 			if errors.Is(err, redislock.ErrTimeout) {
 				a.Outcome = history.LockTimeout
 			} else {
-				a.Outcome, a.Err = history.Error, err.Error()
+				a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(health.Redis, err)
 			}
 			return
 		}
@@ -149,7 +150,8 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 		}()
 	}
 	if err := c.at(ctx, a, Holding, nil); err != nil {
-		a.Outcome, a.Err = history.Error, err.Error()
+		// The fault counter at this point lives in Redis.
+		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(health.Redis, err)
 		return
 	}
 	a.DBStart = now()
@@ -166,11 +168,19 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 	case errors.Is(err, inventory.ErrFenced), errors.Is(err, inventory.ErrDuplicate):
 		a.Outcome, a.Err = history.Rejected, err.Error()
 	default:
-		a.Outcome, a.Err = history.Error, err.Error()
+		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(health.PostgreSQL, err)
 	}
 	if err := c.at(ctx, a, AfterWrite, nil); err != nil && a.Err == "" {
 		a.Err = err.Error()
 	}
+}
+
+// failed names server when err is an infrastructure failure, else "".
+func failed(server string, err error) string {
+	if health.Failure(err) {
+		return server
+	}
+	return ""
 }
 
 func (c *Contender) at(ctx context.Context, a *history.Attempt, p Point, q inventory.Querier) error {

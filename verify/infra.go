@@ -1,0 +1,112 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// ledgerChecks names the checks that need the ledger, for the reason given
+// when it could not be read.
+const ledgerChecks = "oversell, conservation, double-sold, missing-sale, phantom-sale and stuck-lock"
+
+// ledgerRead reports whether the ledger was read back after the race: no
+// check that counts its rows is made on a ledger that was not read.
+func (x *index) ledgerRead() bool { return x.in.LedgerUnread == "" }
+
+// trouble is the first sign that server failed during the run: the
+// earliest outage the health checks saw or attempt that ended in an
+// infrastructure error from it, with what was seen then.
+func (x *index) trouble(server string) (at int64, what string, ok bool) {
+	for _, o := range x.in.Outages {
+		if o.Server == server && (!ok || o.From < at) {
+			at, what, ok = o.From, o.Err, true
+		}
+	}
+	for _, a := range x.in.Attempts {
+		if a.Infra == server && (!ok || a.Complete < at) {
+			at, what, ok = a.Complete, a.Err, true
+		}
+	}
+	return at, what, ok
+}
+
+// since renders an instant as an offset from the go signal, e.g. "+1.3s".
+func (x *index) since(at int64) string {
+	return fmt.Sprintf("%+.1fs", float64(at-x.in.GoAt)/1e9)
+}
+
+// troubleAt says when and how server first failed, e.g. "postgresql became
+// unreachable at +1.3s (dial tcp …: connection refused)"; "" when it
+// never did.
+func (x *index) troubleAt(server string) string {
+	at, what, ok := x.trouble(server)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s became unreachable at %s (%s)", server, x.since(at), what)
+}
+
+// infraGaps are the reasons the infrastructure, not the strategy, leaves a
+// run undetermined: a ledger that was not read back, attempts that ended
+// in an infrastructure error no injected fault explains, and acknowledged
+// sales a failing PostgreSQL may have lost. Each reads as one line: what
+// failed, when, and what was therefore not judged.
+func (x *index) infraGaps() []string {
+	var out []string
+	if !x.ledgerRead() {
+		head := "the ledger could not be read back"
+		if t := x.troubleAt(history.ServerPostgreSQL); t != "" {
+			head = t + " and the ledger could not be read back"
+		}
+		out = append(out, fmt.Sprintf("%s (%s), so %s were not judged", head, x.in.LedgerUnread, ledgerChecks))
+	}
+	if !explainsErrors(x.in.Fault) {
+		for _, server := range []string{history.ServerRedis, history.ServerPostgreSQL} {
+			if n := x.infraErrors(server); n > 0 {
+				out = append(out, fmt.Sprintf("%s: %s ended in an infrastructure error, so the strategy was not judged on them",
+					x.troubleAt(server), plural(n, "attempt", "attempts")))
+			}
+		}
+	}
+	if missing, _ := x.unackedSales(); len(missing) > 0 && x.postgresLost() {
+		out = append(out, fmt.Sprintf("%s, and %s told %s got a seat %s no ledger row: a server that fails can lose commits it acknowledged, so missing-sale was not judged",
+			x.troubleAt(history.ServerPostgreSQL), plural(len(missing), "attempt", "attempts"),
+			pick(len(missing), "it", "they"), pick(len(missing), "has", "have")))
+	}
+	return out
+}
+
+// infraErrors counts the attempts that ended in an infrastructure error
+// from server.
+func (x *index) infraErrors(server string) int {
+	n := 0
+	for _, a := range x.in.Attempts {
+		if a.Outcome == history.Error && a.Infra == server {
+			n++
+		}
+	}
+	return n
+}
+
+// postgresLost reports whether PostgreSQL stopped answering the health
+// checks during the run: a crash or an immediate shutdown can lose
+// commits it had acknowledged (synchronous_commit off, fsync off), so a
+// sale missing from the ledger is not the strategy's doing.
+func (x *index) postgresLost() bool {
+	return slices.ContainsFunc(x.in.Outages, func(o history.Outage) bool { return o.Server == history.ServerPostgreSQL })
+}
+
+// outageNotes tells of the outages the health checks saw, with their span.
+func (x *index) outageNotes() []string {
+	var out []string
+	for _, o := range x.in.Outages {
+		until := "and did not answer again"
+		if o.To != 0 {
+			until = "to " + x.since(o.To)
+		}
+		out = append(out, fmt.Sprintf("%s did not answer hammer's health check from %s %s (%s)", o.Server, x.since(o.From), until, o.Err))
+	}
+	return out
+}
