@@ -52,12 +52,14 @@ type localServers struct {
 	pg        *proc
 }
 
-// startLocal starts redis-server and postgres from the local binaries.
+// startLocal starts redis-server and postgres from the local binaries,
+// first removing the directories of Local stacks whose hammer was killed.
 func startLocal(ctx context.Context, o Options) (*Stack, error) {
 	bins, err := findLocalBins()
 	if err != nil {
 		return nil, err
 	}
+	sweepStale(os.TempDir(), o.Log)
 	return startLocalBins(ctx, o, bins)
 }
 
@@ -104,13 +106,18 @@ func (l *localServers) start(ctx context.Context) error {
 	return l.createDatabase(ctx)
 }
 
-// makeDir creates the temporary directory, owned by the PostgreSQL account.
+// makeDir creates the temporary directory, owned by the PostgreSQL account,
+// with a marker naming this process so that a later sweepStale can remove
+// it if hammer is killed. Without the marker the stack still works.
 func (l *localServers) makeDir() error {
-	dir, err := os.MkdirTemp("", "hammer-stack-")
+	dir, err := os.MkdirTemp("", stackDirPrefix)
 	if err != nil {
 		return fmt.Errorf("make temp dir: %w", err)
 	}
 	l.dir = dir
+	if err := writeOwner(dir); err != nil {
+		fmt.Fprintf(l.log, "%v; %s will stay behind if hammer is killed\n", err, dir)
+	}
 	if l.owner == nil {
 		return nil
 	}

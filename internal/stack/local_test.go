@@ -1,7 +1,6 @@
 package stack
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -356,62 +355,23 @@ func checkGone(t *testing.T, after, before localSnapshot) {
 	}
 }
 
-// envDeathChild makes the test binary act as a hammer that starts a Local
-// stack and then waits to be killed.
-const envDeathChild = "HAMMER_STACK_TEST_DEATH_CHILD"
-
 // TestServersDieWithHammer kills (SIGKILL) a process that started a Local
 // stack and checks that the servers die with it (Pdeathsig).
 func TestServersDieWithHammer(t *testing.T) {
-	if os.Getenv(envDeathChild) == "1" {
-		runDeathChild()
-		return
-	}
 	t.Parallel()
 	requireLocalBins(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestServersDieWithHammer$")
-	cmd.Env = append(os.Environ(), envDeathChild+"=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	c := startChild(t)
+	if err := c.kill(); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	var dir string
-	var redisPid, pgPid int
-	if _, err := fmt.Sscan(line, &dir, &redisPid, &pgPid); err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("child said %q: %v", line, err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) }) // a killed hammer cannot clean up
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	for _, pid := range []int{redisPid, -redisPid, pgPid, -pgPid} {
+	for _, pid := range []int{c.redisPid, -c.redisPid, c.pgPid, -c.pgPid} {
 		if err := waitGone(pid); err != nil {
 			t.Errorf("pid %d after hammer was killed: %v", pid, err)
 		}
 	}
-	if err := waitNoProcsIn(dir); err != nil {
+	if err := waitNoProcsIn(c.dir); err != nil {
 		t.Errorf("after hammer was killed: %v", err)
 	}
-}
-
-// runDeathChild starts a Local stack, prints its temp dir and server pids,
-// and sleeps until killed.
-func runDeathChild() {
-	s, err := Start(context.Background(), Options{Kind: Local})
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(1)
-	}
-	fmt.Println(s.local.dir, s.local.redis.pid(), s.local.pg.pid())
-	time.Sleep(time.Minute)
-	os.Exit(1)
 }
 
 // TestLocalStartFailureCleansUp breaks postgres and checks that Start
