@@ -78,8 +78,17 @@ func TestMarkdownGolden(t *testing.T) {
 
 func TestCompareGolden(t *testing.T) {
 	a, b := sample(true), sample(false)
-	b.Runs[1].Verdict = verify.Invalid
-	b.Runs = append(b.Runs, RunSummary{Name: "fenced", Verdict: verify.Valid, Sold: 5})
+	b.Runs[1].Verdict, b.Runs[1].ExpectOK, b.Runs[1].Sold = verify.Invalid, false, 6
+	// lock-only can no longer be told in B; lock-plus-update failed in A and
+	// holds in B; pause is only in A, fenced only in B.
+	a.Runs = append(a.Runs,
+		RunSummary{Name: "lock-only", Expected: history.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5},
+		RunSummary{Name: "lock-plus-update", Expected: history.Safe, Verdict: verify.Invalid, Sold: 6},
+		RunSummary{Name: "pause", Expected: history.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5})
+	b.Runs = append(b.Runs,
+		RunSummary{Name: "lock-only", Expected: history.Safe, Verdict: verify.Unknown, Sold: 4},
+		RunSummary{Name: "lock-plus-update", Expected: history.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5},
+		RunSummary{Name: "fenced", Verdict: verify.Valid, ExpectOK: true, Sold: 5})
 	var out strings.Builder
 	if err := Compare(&out, a, b, "results/a", "results/b"); err != nil {
 		t.Fatal(err)

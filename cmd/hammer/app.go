@@ -36,7 +36,7 @@ Usage:
   hammer gate [--matrix FILE]      mode x fault matrix as a CI gate; writes junit.xml
   hammer verify DIR                re-verify a results folder offline
   hammer report DIR                rebuild summary, charts and report.md of a results folder
-  hammer report --compare A B      set two results folders side by side
+  hammer report --compare A B      B against A side by side; exit 0 none worse, 1 a run got worse, 3 cannot tell
 
 Modes: none, lock-only, update-only, lock-plus-update, fenced.
 Faults (run --fault, gate): pause, pause-stop, short-ttl, lock-loss, failover, crash,

@@ -14,7 +14,7 @@ import (
 
 // reportCmd is `hammer report DIR` (rebuild summary, charts and report.md
 // of a saved results folder) and `hammer report --compare A B` (set two
-// runs side by side).
+// runs side by side; exits 1 when a run got worse from A to B).
 func reportCmd(args []string, io stdio) int {
 	fs := flag.NewFlagSet("hammer report", flag.ContinueOnError)
 	compare := fs.Bool("compare", false, "compare two results folders: hammer report --compare A B")
@@ -48,7 +48,10 @@ func reportCmd(args []string, io stdio) int {
 	return summary.ExitCode
 }
 
-// compareFolders prints how folder b differs from folder a.
+// compareFolders prints how folder b differs from folder a, warns when
+// the two are not alike (another command, another matrix), and exits 1
+// when some run got worse, 3 when none did but some run can no longer be
+// determined in b, 0 otherwise (see report.Regressions).
 func compareFolders(a, b string, io stdio) int {
 	var sums [2]report.Summary
 	for i, dir := range []string{a, b} {
@@ -58,11 +61,14 @@ func compareFolders(a, b string, io stdio) int {
 		}
 		sums[i] = report.Build(folder, lat, verify.Folder(folder))
 	}
+	for _, w := range report.Mismatches(sums[0], sums[1]) {
+		fmt.Fprintf(io.err, "hammer: warning: %s\n", w)
+	}
 	if err := report.Compare(io.out, sums[0], sums[1], a, b); err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
-	return exitOK
+	return report.Regressions(sums[0], sums[1]).ExitCode()
 }
 
 // loadFolder reads a results folder and its histograms (nil when the folder

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// TestCompareExitCodes compares saved folders, edited so that runs get
+// worse, better, undeterminable or go missing, and checks the exit code,
+// the conclusion and the warnings. Verdicts are recomputed from the
+// records, so the edits are to the records.
+func TestCompareExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	folder := func(name, from string, edit func(dir string)) string {
+		d := filepath.Join(dir, name)
+		copyDir(t, filepath.Join("testdata", from), d)
+		edit(d)
+		return d
+	}
+	a := folder("a", "load-small", func(d string) { setCommand(t, d, "load") })
+	oversold := folder("oversold", "load-small", func(d string) {
+		setCommand(t, d, "load")
+		// A second sale of seat 1 in lock-only, to an attempt told sold_out.
+		appendLine(t, filepath.Join(d, history.LedgerFile), `{"run":"lock-only","sector":1,"seat":1,"request_id":"p0-g0-a0",`+
+			`"worker":"p0-g0","started_ns":1795937026534627000,"sold_ns":1795937026547000000}`)
+	})
+	unread := folder("unread", "load-small", func(d string) {
+		setCommand(t, d, "load")
+		// Without its sector row lock-only cannot be verified.
+		keepLines(t, filepath.Join(d, history.SectorsFile), func(l string) bool { return !strings.Contains(l, `"run":"lock-only"`) })
+	})
+	missing := folder("missing", "load-small", func(d string) {
+		setCommand(t, d, "load")
+		dropRun(t, d, "update-only")
+	})
+	noneOnly := folder("none-only", "none-only", func(d string) { setCommand(t, d, "run") })
+
+	tests := []struct {
+		name         string
+		a, b         string
+		wantCode     int
+		wantStdout   []string
+		wantWarnings []string // each a line of stderr after "hammer: warning: "
+	}{
+		{name: "same folder", a: a, b: a, wantCode: exitOK,
+			wantStdout: []string{"**Conclusion:** no run got worse."}},
+		{name: "a safe run oversells in B", a: a, b: oversold, wantCode: exitFail,
+			wantStdout: []string{"| `lock-only` | valid (as expected) | invalid (FAIL) | 3 | 4 | **worse: valid → invalid** |",
+				"**Conclusion:** B is worse than A in 1 run: `lock-only` (valid → invalid)."}},
+		{name: "B got better", a: oversold, b: a, wantCode: exitOK,
+			wantStdout: []string{"better: invalid → valid", "**Conclusion:** no run got worse."}},
+		{name: "a run cannot be determined in B", a: a, b: unread, wantCode: exitInfra,
+			wantStdout: []string{"**cannot tell: valid → unknown**",
+				"**Conclusion:** no run got worse; 1 run could not be determined in B: `lock-only` (valid → unknown)."}},
+		{name: "B lacks a run", a: a, b: missing, wantCode: exitOK,
+			wantStdout:   []string{"| `update-only` | valid (as expected) | – | 3 | – | only in A |"},
+			wantWarnings: []string{"A and B ran different matrices (only the runs both hold are judged): 1 run only in A: update-only"}},
+		{name: "another command and matrix", a: a, b: noneOnly, wantCode: exitFail,
+			wantStdout: []string{"**Conclusion:** B is worse than A in 1 run: `none` (invalid → invalid, expected unsafe → nothing)."},
+			wantWarnings: []string{
+				"A comes from hammer load, B from hammer run: their runs may not be comparable",
+				"A and B ran different matrices (only the runs both hold are judged): 3 runs only in A: lock-only, update-only, lock-plus-update",
+				"expectations differ between A and B in 1 run (B is judged by its own): none (expected unsafe → nothing)"}},
+		{name: "no such folder", a: a, b: filepath.Join(dir, "nowhere"), wantCode: exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := hammer(t, "report", "--compare", tt.a, tt.b)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			for _, s := range tt.wantStdout {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout)
+				}
+			}
+			if code == exitUsage {
+				return
+			}
+			var warnings []string
+			for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+				if l != "" {
+					warnings = append(warnings, strings.TrimPrefix(l, "hammer: warning: "))
+				}
+			}
+			if !slices.Equal(warnings, tt.wantWarnings) {
+				t.Errorf("warnings = %q, want %q\nstderr:\n%s", warnings, tt.wantWarnings, stderr)
+			}
+		})
+	}
+}
+
+// setCommand records command as the subcommand that made the folder dir.
+func setCommand(t *testing.T, dir, command string) {
+	t.Helper()
+	editManifest(t, dir, func(m *history.Manifest) { m.Command = command })
+}
+
+// dropRun removes a run from the folder dir: from its manifest and records.
+func dropRun(t *testing.T, dir, run string) {
+	t.Helper()
+	editManifest(t, dir, func(m *history.Manifest) {
+		m.Runs = slices.DeleteFunc(m.Runs, func(r history.Run) bool { return r.Name == run })
+	})
+	for _, f := range []string{history.HistoryFile, history.LedgerFile, history.SectorsFile, history.FaultsFile} {
+		keepLines(t, filepath.Join(dir, f), func(l string) bool { return !strings.Contains(l, `"run":"`+run+`"`) })
+	}
+}
+
+func editManifest(t *testing.T, dir string, edit func(*history.Manifest)) {
+	t.Helper()
+	path := filepath.Join(dir, history.ManifestFile)
+	var m history.Manifest
+	if err := history.ReadJSON(path, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(&m)
+	if err := history.WriteJSON(path, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keepLines rewrites the file at path with only the lines keep accepts.
+func keepLines(t *testing.T, path string, keep func(string) bool) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if l != "" && keep(l) {
+			out.WriteString(l)
+		}
+	}
+	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendLine(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,172 @@
+package report
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/verify"
+)
+
+// line is a run's summary line with only what the judgement reads.
+func line(name string, expected history.Expectation, v verify.Status, ok bool) RunSummary {
+	return RunSummary{Name: name, Expected: expected, Verdict: v, ExpectOK: ok}
+}
+
+// folder is a summary of the given command holding runs.
+func folder(command string, runs ...RunSummary) Summary {
+	return Summary{Command: command, Runs: runs}
+}
+
+func runNames(cs []RunChange) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.A.Name)
+	}
+	return out
+}
+
+func TestRegressions(t *testing.T) {
+	safeValid := line("update-only", history.Safe, verify.Valid, true)
+	safeInvalid := line("update-only", history.Safe, verify.Invalid, false)
+	safeUnknown := line("update-only", history.Safe, verify.Unknown, false)
+	controlCaught := line("none", history.Unsafe, verify.Invalid, true)
+	controlLost := line("none", history.Unsafe, verify.Valid, false)
+	controlUnk := line("none", history.Unsafe, verify.Unknown, false)
+	bareValid := line("plain", "", verify.Valid, true)
+	bareInvalid := line("plain", "", verify.Invalid, false)
+	tests := []struct {
+		name             string
+		a, b             Summary
+		wantWorse        []string
+		wantUndetermined []string
+		wantCode         int
+		wantConclusion   string
+	}{
+		{name: "same folder", a: folder("load", controlCaught, safeValid), b: folder("load", controlCaught, safeValid),
+			wantCode: 0, wantConclusion: "no run got worse"},
+		{name: "safe run becomes invalid", a: folder("load", controlCaught, safeValid), b: folder("load", controlCaught, safeInvalid),
+			wantWorse: []string{"update-only"}, wantCode: 1,
+			wantConclusion: "B is worse than A in 1 run: `update-only` (valid → invalid)"},
+		{name: "negative control loses detection", a: folder("load", controlCaught), b: folder("load", controlLost),
+			wantWorse: []string{"none"}, wantCode: 1,
+			wantConclusion: "B is worse than A in 1 run: `none` (invalid → valid)"},
+		{name: "run without expectation becomes invalid", a: folder("run", bareValid), b: folder("run", bareInvalid),
+			wantWorse: []string{"plain"}, wantCode: 1,
+			wantConclusion: "B is worse than A in 1 run: `plain` (valid → invalid)"},
+		{name: "two runs worse", a: folder("load", controlCaught, safeValid), b: folder("load", controlLost, safeInvalid),
+			wantWorse: []string{"none", "update-only"}, wantCode: 1,
+			wantConclusion: "B is worse than A in 2 runs: `none` (invalid → valid), `update-only` (valid → invalid)"},
+		{name: "safe run becomes unknown", a: folder("load", safeValid), b: folder("load", safeUnknown),
+			wantUndetermined: []string{"update-only"}, wantCode: 3,
+			wantConclusion: "no run got worse; 1 run could not be determined in B: `update-only` (valid → unknown)"},
+		{name: "control becomes unknown", a: folder("load", controlCaught), b: folder("load", controlUnk),
+			wantUndetermined: []string{"none"}, wantCode: 3,
+			wantConclusion: "no run got worse; 1 run could not be determined in B: `none` (invalid → unknown)"},
+		{name: "worse outranks unknown", a: folder("load", controlCaught, safeValid), b: folder("load", controlUnk, safeInvalid),
+			wantWorse: []string{"update-only"}, wantUndetermined: []string{"none"}, wantCode: 1,
+			wantConclusion: "B is worse than A in 1 run: `update-only` (valid → invalid); 1 run could not be determined in B: `none` (invalid → unknown)"},
+		{name: "B got better", a: folder("load", controlLost, safeInvalid), b: folder("load", controlCaught, safeValid),
+			wantCode: 0, wantConclusion: "no run got worse"},
+		{name: "already failing in A is not worse", a: folder("load", safeInvalid), b: folder("load", safeInvalid),
+			wantCode: 0, wantConclusion: "no run got worse"},
+		{name: "unknown in A is not judged", a: folder("load", safeUnknown), b: folder("load", safeInvalid),
+			wantCode: 0, wantConclusion: "no run got worse"},
+		{name: "still unknown is not judged", a: folder("load", safeUnknown), b: folder("load", safeUnknown),
+			wantCode: 0, wantConclusion: "no run got worse"},
+		{name: "runs only in one folder are not judged", a: folder("load", safeValid), b: folder("load", controlLost),
+			wantCode: 0, wantConclusion: "no run got worse"},
+		{name: "expectation dropped, same verdict", a: folder("load", controlCaught),
+			b:         folder("run", line("none", "", verify.Invalid, false)),
+			wantWorse: []string{"none"}, wantCode: 1,
+			wantConclusion: "B is worse than A in 1 run: `none` (invalid → invalid, expected unsafe → nothing)"},
+		{name: "empty folders", wantCode: 0, wantConclusion: "no run got worse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := Regressions(tt.a, tt.b)
+			if got := runNames(j.Worse); !slices.Equal(got, tt.wantWorse) {
+				t.Errorf("worse = %q, want %q", got, tt.wantWorse)
+			}
+			if got := runNames(j.Undetermined); !slices.Equal(got, tt.wantUndetermined) {
+				t.Errorf("undetermined = %q, want %q", got, tt.wantUndetermined)
+			}
+			if got := j.ExitCode(); got != tt.wantCode {
+				t.Errorf("exit code = %d, want %d", got, tt.wantCode)
+			}
+			if got := j.Conclusion(); got != tt.wantConclusion {
+				t.Errorf("conclusion = %q, want %q", got, tt.wantConclusion)
+			}
+		})
+	}
+}
+
+func TestConclusionCapsTheList(t *testing.T) {
+	var a, b Summary
+	for _, n := range []string{"r1", "r2", "r3", "r4", "r5", "r6", "r7"} {
+		a.Runs = append(a.Runs, line(n, history.Safe, verify.Valid, true))
+		b.Runs = append(b.Runs, line(n, history.Safe, verify.Invalid, false))
+	}
+	want := "B is worse than A in 7 runs: `r1` (valid → invalid), `r2` (valid → invalid), `r3` (valid → invalid), " +
+		"`r4` (valid → invalid), `r5` (valid → invalid) and 2 more"
+	if got := Regressions(a, b).Conclusion(); got != want {
+		t.Errorf("conclusion = %q, want %q", got, want)
+	}
+}
+
+func TestMismatches(t *testing.T) {
+	run := func(n string) RunSummary { return line(n, history.Safe, verify.Valid, true) }
+	tests := []struct {
+		name string
+		a, b Summary
+		want []string
+	}{
+		{name: "alike", a: folder("load", run("x"), run("y")), b: folder("load", run("y"), run("x"))},
+		{name: "command unrecorded in one folder", a: folder("", run("x")), b: folder("load", run("x"))},
+		{name: "different commands", a: folder("gate", run("x")), b: folder("load", run("x")),
+			want: []string{"A comes from hammer gate, B from hammer load: their runs may not be comparable"}},
+		{name: "run only in A", a: folder("load", run("x"), run("y")), b: folder("load", run("x")),
+			want: []string{"A and B ran different matrices (only the runs both hold are judged): 1 run only in A: y"}},
+		{name: "expectation differs", a: folder("load", line("none", history.Unsafe, verify.Invalid, true)),
+			b:    folder("load", line("none", "", verify.Invalid, false)),
+			want: []string{"expectations differ between A and B in 1 run (B is judged by its own): none (expected unsafe → nothing)"}},
+		{name: "runs only on each side, capped", a: folder("gate", run("x"), run("a1"), run("a2"), run("a3"), run("a4"), run("a5")),
+			b: folder("load", run("b1"), run("x")),
+			want: []string{"A comes from hammer gate, B from hammer load: their runs may not be comparable",
+				"A and B ran different matrices (only the runs both hold are judged): 5 runs only in A: a1, a2, a3 and 2 more; 1 run only in B: b1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Mismatches(tt.a, tt.b); !slices.Equal(got, tt.want) {
+				t.Errorf("mismatches = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestChangeCell(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b RunSummary
+		want string
+	}{
+		{name: "same", a: line("x", history.Safe, verify.Valid, true), b: line("x", history.Safe, verify.Valid, true), want: ""},
+		{name: "worse", a: line("x", history.Safe, verify.Valid, true), b: line("x", history.Safe, verify.Invalid, false),
+			want: "**worse: valid → invalid**"},
+		{name: "cannot tell", a: line("x", history.Safe, verify.Valid, true), b: line("x", history.Safe, verify.Unknown, false),
+			want: "**cannot tell: valid → unknown**"},
+		{name: "better", a: line("x", history.Safe, verify.Unknown, false), b: line("x", history.Safe, verify.Valid, true),
+			want: "better: unknown → valid"},
+		{name: "still failing, other verdict", a: line("x", history.Safe, verify.Unknown, false), b: line("x", history.Safe, verify.Invalid, false),
+			want: "changed: unknown → invalid"},
+		{name: "expectation changed only", a: line("x", history.Safe, verify.Valid, true), b: line("x", "", verify.Valid, true),
+			want: "changed: valid → valid, expected safe → nothing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := changeCell(RunChange{A: tt.a, B: tt.b}); got != tt.want {
+				t.Errorf("change = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
