@@ -79,6 +79,42 @@ func (f Fault) Scheduled() bool {
 	return false
 }
 
+// Strikes is how many chosen lock holders a scheduled fault strikes; 0 for
+// faults that strike none.
+func (f Fault) Strikes() int {
+	switch {
+	case !f.Scheduled():
+		return 0
+	case f == Pause || f == ShortTTL:
+		return 2
+	}
+	return 1
+}
+
+// MinHolders is the fewest contenders (and seats) a race needs for the
+// fault's strikes to fall on holders in the first half of the sale, with
+// one holder after the last strike: 0 for faults that strike none.
+func (f Fault) MinHolders() int {
+	if n := f.Strikes(); n > 0 {
+		return 2*n + 3
+	}
+	return 0
+}
+
+// ExpiresLock reports whether the fault works by making a lock outlive its
+// TTL (a pause, a stop, a slow critical section or network, a crash that
+// leaves the lock to expire, a late release). Such a fault needs a TTL as
+// short as the fault is long; every other race gets a TTL longer than any
+// plausible stall of the host, so that a busy machine never expires a lock
+// nobody meant to expire.
+func (f Fault) ExpiresLock() bool {
+	switch f {
+	case Pause, PauseStop, ShortTTL, NetDelay, Crash, SlowRelease:
+		return true
+	}
+	return false
+}
+
 // Proxied reports whether the fault needs the TCP proxy between the workers
 // and the servers.
 func (f Fault) Proxied() bool { return f == NetDelay || f == Partition }

@@ -90,6 +90,16 @@ type Result struct {
 
 const sectorID = 1
 
+// Contenders is how many attempts the race makes: one per goroutine and
+// attempt in the closed model, rate × duration in the open one (copies of
+// a request sent twice not counted).
+func (o Options) Contenders() int {
+	if o.Rate > 0 {
+		return history.OpenRequests(o.Rate, o.Duration)
+	}
+	return o.Procs * o.Goroutines * o.Attempts
+}
+
 // Race runs one scenario end to end. An error means the race could not be
 // run at all (setup failed); trouble during the race is reported in
 // Result.Run.Incomplete instead, so the verdict becomes unknown.
@@ -169,7 +179,7 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
 		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend,
 		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
-		Schedule: schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats),
+		Schedule: schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),
 		PauseFor: o.PauseFor, Plant: o.Plant,
 	}
 }
@@ -199,7 +209,7 @@ func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
 		}
 	}
 	if scheduled > 0 && len(events) < scheduled {
-		gaps = append(gaps, fmt.Sprintf("fault %s struck %d of the %d lock holders scheduled: the race had too few holders (race more contenders or seats)",
+		gaps = append(gaps, fmt.Sprintf("fault %s struck %d of the %d lock holders scheduled: the holders it was scheduled for never reached its point",
 			o.Scenario.Fault, len(events), scheduled))
 	}
 	return gaps

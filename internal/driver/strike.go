@@ -19,20 +19,18 @@ import (
 )
 
 // schedule picks, from the seed, which lock holders a scheduled fault
-// strikes: holder numbers in the first half of the sale, so that seats are
-// still left when the fault hits.
-func schedule(f scenarios.Fault, seed uint64, run string, seats int) []int64 {
-	if !f.Scheduled() {
+// strikes: holder numbers in the first half of the sale (of the seats, or
+// of the contenders when they are fewer), so that seats are still left and
+// holders still come when the fault hits.
+func schedule(f scenarios.Fault, seed uint64, run string, seats, contenders int) []int64 {
+	count := f.Strikes()
+	if count == 0 {
 		return nil
-	}
-	count := 1
-	if f == scenarios.Pause || f == scenarios.ShortTTL {
-		count = 2
 	}
 	h := fnv.New64a()
 	h.Write([]byte(run))
 	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
-	hi := max(seats/2, 2*count+2)
+	hi := max(min(seats, contenders)/2, 2*count+2)
 	var out []int64
 	for len(out) < count {
 		n := int64(2 + rng.IntN(hi-1))

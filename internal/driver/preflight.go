@@ -1,0 +1,253 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// ErrLimit reports a race that cannot fit: in the host's memory or file
+// descriptors, in the servers' connection limits, or in what the
+// PostgreSQL role may do. It is a configuration error (exit 2): nothing
+// was started.
+var ErrLimit = errors.New("race does not fit")
+
+// limitf returns a one-line error matching ErrLimit.
+func limitf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrLimit}, args...)...)
+}
+
+// bytesPerAttempt is what the coordinator keeps per attempt until the
+// results are written: the record, its share of the indexes verify and the
+// report build, and the expected-request list. Measured at about 1.8 KiB
+// (2 × 100 goroutines × 1000 attempts peaked at 394 MB resident, 100
+// attempts each at 65 MB); rounded up for safety.
+const bytesPerAttempt = 2560
+
+// bytesPerContender is what a worker keeps per contending goroutine: its
+// stack and its Redis connection's read and write buffers.
+const bytesPerContender = 96 << 10
+
+// baseBytes is the coordinator's own footprint before the first attempt.
+const baseBytes = 128 << 20
+
+// fdsPerWorker is what a worker process opens besides its connections.
+const fdsPerWorker = 64
+
+// copies is how many times each request is sent: twice under the
+// duplicate fault.
+func copies(o Options) int {
+	if o.Scenario.Fault == scenarios.Duplicate {
+		return 2
+	}
+	return 1
+}
+
+// redisConns is how many Redis connections a race may hold open at once:
+// one per copy of a contender, one more per worker for the fault counter
+// and a heartbeat, and hammer's own (health check, strikes, clean-up, a
+// replica's link).
+func redisConns(o Options) int {
+	return o.Procs*(copies(o)*o.Goroutines+2) + 4
+}
+
+// pgConns is how many PostgreSQL connections a race may hold open at once:
+// every worker's pool, plus hammer's own (health check, read-back,
+// clean-up).
+func pgConns(o Options) int { return o.Procs*o.PoolSize + 3 }
+
+// CheckHost refuses, before anything is started, races this host cannot
+// hold: more attempts than the memory available can record, or more
+// connections per worker than a process may open.
+func CheckHost(opts []Options) error {
+	var attempts, contenders int64
+	var fds int
+	for _, o := range opts {
+		attempts = max(attempts, int64(o.Contenders())*int64(copies(o)))
+		contenders = max(contenders, int64(o.Procs)*int64(o.Goroutines)*int64(copies(o)))
+		fds = max(fds, copies(o)*o.Goroutines+o.PoolSize+fdsPerWorker)
+	}
+	need := uint64(baseBytes) + uint64(attempts)*bytesPerAttempt + uint64(contenders)*bytesPerContender
+	if avail, ok := availableMemory(); ok && need > avail/10*8 {
+		return limitf("%d attempts by %d contenders would need about %s of memory to race, record and verify, "+
+			"but %s is available; race fewer attempts or contenders", attempts, contenders, size(need), size(avail))
+	}
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil && uint64(fds) > rl.Max {
+		return limitf("each worker process would open %d files and connections, but this host allows %d per process (ulimit -n); race fewer --goroutines", fds, rl.Max)
+	}
+	return nil
+}
+
+// availableMemory is the memory a new process may use: MemAvailable, or
+// less when a cgroup limit leaves less.
+func availableMemory() (uint64, bool) {
+	avail, ok := memAvailable()
+	if limit, used, cok := cgroupMemory(); cok && limit > used && (!ok || limit-used < avail) {
+		return limit - used, true
+	}
+	return avail, ok
+}
+
+// memAvailable reads MemAvailable from /proc/meminfo.
+func memAvailable() (uint64, bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}
+
+// cgroupMemory reads the cgroup v2 memory limit and usage of this process's
+// cgroup; ok is false without a limit.
+func cgroupMemory() (limit, used uint64, ok bool) {
+	read := func(name string) (uint64, bool) {
+		b, err := os.ReadFile("/sys/fs/cgroup/" + name)
+		if err != nil {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		return n, err == nil
+	}
+	limit, ok = read("memory.max") // "max" when unlimited: no number
+	if !ok {
+		return 0, 0, false
+	}
+	used, ok = read("memory.current")
+	return limit, used, ok
+}
+
+// size renders bytes as MiB or GiB.
+func size(b uint64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%d MiB", b>>20)
+}
+
+// CheckServers refuses, before anything is created, races the servers
+// cannot hold: the PostgreSQL role must be allowed to create schemas, and
+// Redis maxclients and PostgreSQL max_connections must leave room for the
+// connections the largest race opens at once. A limit a server does not
+// disclose is not checked. Errors matching ErrLimit name the setting and
+// the number needed; others mean a server could not be asked.
+func CheckServers(ctx context.Context, redisURL, pgURL string, opts []Options) error {
+	var needRedis, needPG int
+	var widest Options
+	for _, o := range opts {
+		if redisConns(o) > needRedis {
+			needRedis, widest = redisConns(o), o
+		}
+		needPG = max(needPG, pgConns(o))
+	}
+	if err := checkPostgres(ctx, pgURL, needPG, opts[0]); err != nil {
+		return err
+	}
+	return checkRedis(ctx, redisURL, needRedis, widest)
+}
+
+// checkPostgres checks the role's CREATE privilege and max_connections.
+func checkPostgres(ctx context.Context, pgURL string, need int, o Options) error {
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		return fmt.Errorf("check postgresql limits: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var maxConns, reserved, inUse int
+	var super, create bool
+	var role, db string
+	err = conn.QueryRow(ctx, `SELECT current_setting('max_connections')::int,
+		current_setting('superuser_reserved_connections')::int + coalesce(current_setting('reserved_connections', true), '0')::int,
+		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int,
+		(SELECT rolsuper FROM pg_roles WHERE rolname = current_user),
+		has_database_privilege(current_database(), 'CREATE'), current_user, current_database()`).
+		Scan(&maxConns, &reserved, &inUse, &super, &create, &role, &db)
+	if err != nil {
+		return fmt.Errorf("check postgresql limits: %w", err)
+	}
+	if !create {
+		return limitf("postgresql role %s may not create schemas in database %s, and hammer races in a schema of its own: GRANT CREATE ON DATABASE %s TO %s",
+			role, db, pgx.Identifier{db}.Sanitize(), pgx.Identifier{role}.Sanitize())
+	}
+	if super {
+		reserved = 0
+	}
+	if free := maxConns - reserved - inUse; need > free {
+		return limitf("postgresql max_connections is %d (%d reserved, %d in use), but this run opens up to %d connections "+
+			"(%d processes × --pool %d, plus 3 of hammer's own): raise max_connections to at least %d or lower --procs or --pool",
+			maxConns, reserved, inUse, need, o.Procs, o.PoolSize, need+reserved+inUse)
+	}
+	return nil
+}
+
+// checkRedis checks maxclients; a server that hides it (CONFIG disabled,
+// no maxclients in INFO) is not checked.
+func checkRedis(ctx context.Context, redisURL string, need int, o Options) error {
+	opt, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return fmt.Errorf("check redis limits: %w", err)
+	}
+	opt.PoolSize = 1
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	info, err := rdb.Info(ctx, "clients").Result()
+	if err != nil {
+		return fmt.Errorf("check redis limits: %w", err)
+	}
+	fields := infoFields(info)
+	maxClients, ok := fields["maxclients"]
+	if !ok {
+		if cfg, err := rdb.ConfigGet(ctx, "maxclients").Result(); err == nil {
+			maxClients, ok = atoi(cfg["maxclients"])
+		}
+	}
+	if !ok {
+		return nil
+	}
+	inUse := fields["connected_clients"]
+	if free := maxClients - inUse; need > free {
+		perWorker := fmt.Sprintf("%d goroutines", o.Goroutines)
+		if copies(o) == 2 {
+			perWorker += " × 2 copies"
+		}
+		return limitf("redis maxclients is %d (%d in use), but this run opens up to %d connections "+
+			"(%d processes × (%s + 2), plus 4 of hammer's own): raise maxclients to at least %d or race fewer --procs × --goroutines",
+			maxClients, inUse, need, o.Procs, perWorker, need+inUse)
+	}
+	return nil
+}
+
+// infoFields parses the numeric "name:value" lines of an INFO reply.
+func infoFields(info string) map[string]int {
+	out := map[string]int{}
+	for _, line := range strings.Split(info, "\n") {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if n, isNum := atoi(value); ok && isNum {
+			out[name] = n
+		}
+	}
+	return out
+}
+
+func atoi(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil
+}
