@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+
+	"github.com/hammer-load/hammer/internal/redact"
 )
 
 // Exit codes shared by every subcommand.
@@ -24,6 +27,18 @@ const workerCommand = "_worker"
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// secrets masks the run's passwords; out and err already pass
+	// through it, records must be given to it before they are saved.
+	secrets *redact.Redactor
+}
+
+// redacted returns io with out and err masking the passwords of the given
+// URLs. Each Write is masked on its own, so a message must be written in
+// one piece (fmt.Fprintf, a bar redraw) for a password in it to be masked.
+func (io stdio) redacted(urls ...string) stdio {
+	r := redact.URLs(urls...)
+	io.out, io.err, io.secrets = r.Writer(io.out), r.Writer(io.err), r
+	return io
 }
 
 const usage = `hammer races contenders for the seats of one sector and says whether anything was oversold.
@@ -44,6 +59,14 @@ Run 'hammer run -h', 'hammer load -h' or 'hammer gate -h' for the flags.
 
 // run dispatches a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, io stdio) int {
+	if len(args) > 0 && args[0] == workerCommand {
+		// A worker speaks the driver's protocol on stdout and gets its URLs
+		// on stdin; the coordinator masks whatever it reports.
+		return workerCmd(ctx, io)
+	}
+	// The URLs come from the arguments or the environment: mask their
+	// passwords in everything printed from here on, flag errors included.
+	io = io.redacted(slices.Concat(args, []string{os.Getenv(envRedisURL), os.Getenv(envPGURL)})...)
 	if len(args) == 0 {
 		fmt.Fprint(io.err, usage)
 		return exitUsage
@@ -59,8 +82,6 @@ func run(ctx context.Context, args []string, io stdio) int {
 		return verifyCmd(rest, io)
 	case "report":
 		return reportCmd(rest, io)
-	case workerCommand:
-		return workerCmd(ctx, io)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(io.out, usage)
 		return exitOK
