@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/redis/go-redis/v9/logging"
+
+	"github.com/hammer-load/hammer/internal/redact"
 )
 
 // Exit codes shared by every subcommand.
@@ -26,6 +29,18 @@ const workerCommand = "_worker"
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// secrets masks the run's passwords; out and err already pass
+	// through it, records must be given to it before they are saved.
+	secrets *redact.Redactor
+}
+
+// redacted returns io with out and err masking the passwords of the given
+// URLs. Each Write is masked on its own, so a message must be written in
+// one piece (fmt.Fprintf, a bar redraw) for a password in it to be masked.
+func (io stdio) redacted(urls ...string) stdio {
+	r := redact.URLs(urls...)
+	io.out, io.err, io.secrets = r.Writer(io.out), r.Writer(io.err), r
+	return io
 }
 
 const usage = `hammer races contenders for the seats of one sector and says whether anything was oversold.
@@ -49,6 +64,14 @@ func run(ctx context.Context, args []string, io stdio) int {
 	// go-redis would print its own dial failures on stderr; hammer reports
 	// a failing server once, in its own words.
 	logging.Disable()
+	if len(args) > 0 && args[0] == workerCommand {
+		// A worker speaks the driver's protocol on stdout and gets its URLs
+		// on stdin; the coordinator masks whatever it reports.
+		return workerCmd(ctx, io)
+	}
+	// The URLs come from the arguments or the environment: mask their
+	// passwords in everything printed from here on, flag errors included.
+	io = io.redacted(slices.Concat(args, []string{os.Getenv(envRedisURL), os.Getenv(envPGURL)})...)
 	if len(args) == 0 {
 		fmt.Fprint(io.err, usage)
 		return exitUsage
@@ -64,8 +87,6 @@ func run(ctx context.Context, args []string, io stdio) int {
 		return verifyCmd(rest, io)
 	case "report":
 		return reportCmd(rest, io)
-	case workerCommand:
-		return workerCmd(ctx, io)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(io.out, usage)
 		return exitOK

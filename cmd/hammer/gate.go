@@ -24,7 +24,7 @@ func gateCmd(ctx context.Context, args []string, io stdio) int {
 	var f raceFlags
 	f.register(fs, gateDefaults())
 	matrix := fs.String("matrix", "", "matrix `file` to run instead of the default (see scenarios/gate.matrix)")
-	if code, ok := parse(fs, args, io); !ok {
+	if code, ok := f.parse(fs, args, io); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {

@@ -13,7 +13,7 @@ func loadCmd(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("hammer load", flag.ContinueOnError)
 	var f raceFlags
 	f.register(fs, loadDefaults())
-	if code, ok := parse(fs, args, io); !ok {
+	if code, ok := f.parse(fs, args, io); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {

@@ -33,7 +33,16 @@ func newProgress(io stdio, quiet bool) *progress {
 	}
 }
 
+// isTerminal reports whether w, or the writer a redacting writer wraps,
+// is a terminal.
 func isTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -52,10 +52,34 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one and records it)")
 	fs.StringVar(&f.out, "out", "", "results `folder` (default results/<run-id>)")
 	fs.StringVar(&f.stackKind, "stack", "auto", "where Redis and PostgreSQL come from: auto, external, docker or local")
-	fs.StringVar(&f.redisURL, "redis-url", os.Getenv("HAMMER_REDIS_URL"), "Redis `URL` of an external stack (env HAMMER_REDIS_URL)")
-	fs.StringVar(&f.pgURL, "pg-url", os.Getenv("HAMMER_PG_URL"), "PostgreSQL `URL` of an external stack (env HAMMER_PG_URL)")
+	// The URLs' defaults are read after parsing, so that usage text never
+	// shows them: they may hold passwords.
+	fs.StringVar(&f.redisURL, "redis-url", "", "Redis `URL` of an external stack (default $"+envRedisURL+")")
+	fs.StringVar(&f.pgURL, "pg-url", "", "PostgreSQL `URL` of an external stack (default $"+envPGURL+")")
 	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
+}
+
+// Environment variables that name the servers of an external stack when
+// --redis-url and --pg-url are not given.
+const (
+	envRedisURL = "HAMMER_REDIS_URL"
+	envPGURL    = "HAMMER_PG_URL"
+)
+
+// parse parses args with the package's parse, then takes the URLs not
+// given as flags from the environment.
+func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool) {
+	if code, ok := parse(fs, args, io); !ok {
+		return code, false
+	}
+	if !isSet(fs, "redis-url") {
+		f.redisURL = os.Getenv(envRedisURL)
+	}
+	if !isSet(fs, "pg-url") {
+		f.pgURL = os.Getenv(envPGURL)
+	}
+	return 0, true
 }
 
 // check validates the flags; the error reads as one line.
@@ -157,6 +181,9 @@ func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios
 	if command == "gate" {
 		junit = "hammer gate"
 	}
+	// Error texts in the records may quote a URL: mask them before any
+	// file is written, since every file is derived from the records.
+	folder.Redact(io.secrets.String)
 	return finish(f.out, folder, lat, junit, io)
 }
 

@@ -18,7 +18,7 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	extend := fs.Bool("extend", false, "keep extending the lock's TTL while the holder works (heartbeat)")
 	fs.Float64Var(&f.rate, "rate", 0, "open model: issue `N` attempts per second in all (with --duration), timed from their intended start")
 	fs.DurationVar(&f.duration, "duration", 0, "open model: how long to issue attempts at --rate")
-	if code, ok := parse(fs, args, io); !ok {
+	if code, ok := f.parse(fs, args, io); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {

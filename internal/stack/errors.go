@@ -2,7 +2,6 @@ package stack
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 )
 
@@ -37,37 +36,4 @@ func oneLine(s string) string {
 		lines[i] = strings.TrimSpace(l)
 	}
 	return strings.Join(lines, " | ")
-}
-
-// scrub removes the password of rawURL from msg, best effort, so parse and
-// connect errors that quote the URL never print it.
-func scrub(msg, rawURL string) string {
-	return maskPassword(msg, urlPassword(rawURL))
-}
-
-// maskPassword replaces pw, plain or escaped, in msg.
-func maskPassword(msg, pw string) string {
-	if pw == "" {
-		return msg
-	}
-	for _, form := range []string{pw, url.QueryEscape(pw), url.PathEscape(pw)} {
-		msg = strings.ReplaceAll(msg, form, "xxxxx")
-	}
-	return msg
-}
-
-// urlPassword returns the text between the first ':' after the scheme and
-// the last '@' of rawURL, without needing rawURL to parse. On odd input it
-// may return more than the password, which only masks more.
-func urlPassword(rawURL string) string {
-	_, rest, ok := strings.Cut(rawURL, "://")
-	if !ok {
-		return ""
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return ""
-	}
-	_, pw, _ := strings.Cut(rest[:at], ":")
-	return pw
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/redact"
 )
 
 const (
@@ -24,7 +26,7 @@ const (
 func redisOptions(rawURL string) (*redis.Options, error) {
 	opts, err := redis.ParseURL(rawURL)
 	if err != nil {
-		return nil, badConfigf("malformed Redis URL: %s", scrub(causeText(err), rawURL))
+		return nil, badConfigf("malformed Redis URL: %s", redact.URLs(rawURL).String(causeText(err)))
 	}
 	opts.DialTimeout = connectTimeout
 	opts.MaxRetries = -1 // callers retry themselves, within their deadline
@@ -37,7 +39,7 @@ func redisOptions(rawURL string) (*redis.Options, error) {
 func pgConfig(rawURL string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
-		return nil, badConfigf("malformed PostgreSQL URL: %s", scrub(causeText(err), rawURL))
+		return nil, badConfigf("malformed PostgreSQL URL: %s", redact.URLs(rawURL).String(causeText(err)))
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > connectTimeout {
 		cfg.ConnectTimeout = connectTimeout
@@ -96,12 +98,12 @@ func checkServers(ctx context.Context, ropts *redis.Options, pcfg *pgx.ConnConfi
 	rctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
 	if err := pingRedis(rctx, ropts); err != nil {
-		return unavailablef("redis at %s did not answer PING within %s: %s", ropts.Addr, pingTimeout, maskPassword(err.Error(), ropts.Password))
+		return unavailablef("redis at %s did not answer PING within %s: %s", ropts.Addr, pingTimeout, redact.Passwords(ropts.Password).String(err.Error()))
 	}
 	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
 	if err := pingPG(pctx, pcfg); err != nil {
-		return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(pcfg), pingTimeout, maskPassword(err.Error(), pcfg.Password))
+		return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(pcfg), pingTimeout, redact.Passwords(pcfg.Password).String(err.Error()))
 	}
 	return nil
 }

@@ -245,24 +245,6 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-func TestScrub(t *testing.T) {
-	tests := []struct {
-		name, msg, url, want string
-	}{
-		{name: "no password", msg: "bad redis://u@h", url: "redis://u@h", want: "bad redis://u@h"},
-		{name: "password", msg: `parse "redis://u:pw1@h:x"`, url: "redis://u:pw1@h:x", want: `parse "redis://u:xxxxx@h:x"`},
-		{name: "escaped password", msg: "p%40ss", url: "postgres://u:p@ss@h", want: "xxxxx"},
-		{name: "not a url", msg: "host=h password=x", url: "host=h password=x", want: "host=h password=x"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := scrub(tt.msg, tt.url); got != tt.want {
-				t.Fatalf("scrub(%q, %q) = %q, want %q", tt.msg, tt.url, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestOnFreePort(t *testing.T) {
 	errOther := errors.New("other")
 	tests := []struct {

@@ -1,0 +1,29 @@
+package history
+
+// Redact replaces, through mask, every string of the folder that can carry
+// the text of an error — and with it a server's URL or password: the
+// manifest's stack notes, skip reasons and runs' incomplete reasons, the
+// attempts' errors and the faults' details and failures. Call it before
+// Save: every file of a results folder is written from these records.
+func (f *Folder) Redact(mask func(string) string) {
+	m := &f.Manifest
+	redactAll(m.StackNotes, mask)
+	redactAll(m.Skipped, mask)
+	for i := range m.Runs {
+		redactAll(m.Runs[i].Incomplete, mask)
+	}
+	for i := range f.Attempts {
+		f.Attempts[i].Err = mask(f.Attempts[i].Err)
+	}
+	for i := range f.Faults {
+		f.Faults[i].Detail = mask(f.Faults[i].Detail)
+		f.Faults[i].Failed = mask(f.Faults[i].Failed)
+	}
+}
+
+// redactAll masks each string of xs in place.
+func redactAll(xs []string, mask func(string) string) {
+	for i := range xs {
+		xs[i] = mask(xs[i])
+	}
+}
