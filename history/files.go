@@ -1,9 +1,7 @@
 package history
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +22,12 @@ const (
 type Folder struct {
 	Manifest Manifest
 	Records
+	// Integrity lists what Load found not adding up between the record
+	// files and the digests manifest.json recorded for them, each problem
+	// in one plain line: a file cut short or changed after the run, or a
+	// manifest that recorded no digests. Empty for an intact folder and for
+	// one built in memory; never saved.
+	Integrity []Problem
 }
 
 // Records are the raw records of one or more runs.
@@ -65,24 +69,36 @@ func filterRun[T any](xs []T, name string, run func(T) string) []T {
 	return out
 }
 
-// Save writes the folder's files into dir, which must exist.
+// Save writes the folder's files into dir, which must exist: each record
+// file, then manifest.json with the number of records and the SHA-256 of
+// each (also kept in f.Manifest.Files), so a folder with a manifest was
+// written whole.
 func (f *Folder) Save(dir string) error {
-	if err := WriteJSON(filepath.Join(dir, ManifestFile), f.Manifest); err != nil {
-		return err
+	writes := []struct {
+		name  string
+		write func(path string) (FileDigest, error)
+	}{
+		{HistoryFile, func(p string) (FileDigest, error) { return writeRecords(p, f.Attempts) }},
+		{LedgerFile, func(p string) (FileDigest, error) { return writeRecords(p, f.Sales) }},
+		{SectorsFile, func(p string) (FileDigest, error) { return writeRecords(p, f.Sectors) }},
+		{FaultsFile, func(p string) (FileDigest, error) { return writeRecords(p, f.Faults) }},
 	}
-	if err := WriteJSONL(filepath.Join(dir, HistoryFile), f.Attempts); err != nil {
-		return err
+	files := make(map[string]FileDigest, len(writes))
+	for _, w := range writes {
+		d, err := w.write(filepath.Join(dir, w.name))
+		if err != nil {
+			return err
+		}
+		files[w.name] = d
 	}
-	if err := WriteJSONL(filepath.Join(dir, LedgerFile), f.Sales); err != nil {
-		return err
-	}
-	if err := WriteJSONL(filepath.Join(dir, SectorsFile), f.Sectors); err != nil {
-		return err
-	}
-	return WriteJSONL(filepath.Join(dir, FaultsFile), f.Faults)
+	f.Manifest.Files = files
+	return WriteJSON(filepath.Join(dir, ManifestFile), f.Manifest)
 }
 
-// Load reads a results folder written by Save.
+// Load reads a results folder written by Save. Record files that do not
+// match the digests in the manifest (or a record file cut in the middle of
+// a record) are not an error: the folder is read as it is and the mismatch
+// listed in Integrity, so that its verdict can say what is missing.
 func Load(dir string) (*Folder, error) {
 	var f Folder
 	if err := ReadJSON(filepath.Join(dir, ManifestFile), &f.Manifest); err != nil {
@@ -91,20 +107,32 @@ func Load(dir string) (*Folder, error) {
 	if f.Manifest.Schema != ManifestSchema {
 		return nil, fmt.Errorf("%s: schema %q, want %q", ManifestFile, f.Manifest.Schema, ManifestSchema)
 	}
-	var err error
-	if f.Attempts, err = ReadJSONL[Attempt](filepath.Join(dir, HistoryFile)); err != nil {
+	read := make(map[string]scanned, len(RecordFiles()))
+	if err := load(dir, HistoryFile, &f.Attempts, read); err != nil {
 		return nil, err
 	}
-	if f.Sales, err = ReadJSONL[Sale](filepath.Join(dir, LedgerFile)); err != nil {
+	if err := load(dir, LedgerFile, &f.Sales, read); err != nil {
 		return nil, err
 	}
-	if f.Sectors, err = ReadJSONL[Sector](filepath.Join(dir, SectorsFile)); err != nil {
+	if err := load(dir, SectorsFile, &f.Sectors, read); err != nil {
 		return nil, err
 	}
-	if f.Faults, err = ReadJSONL[FaultEvent](filepath.Join(dir, FaultsFile)); err != nil {
+	if err := load(dir, FaultsFile, &f.Faults, read); err != nil {
 		return nil, err
 	}
+	f.Integrity = integrity(f.Manifest.Files, read)
 	return &f, nil
+}
+
+// load reads the record file name of dir into *dst and notes what it found
+// in read.
+func load[T any](dir, name string, dst *[]T, read map[string]scanned) error {
+	xs, s, err := readRecords[T](filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	*dst, read[name] = xs, s
+	return nil
 }
 
 // WriteJSON writes v as indented JSON to path.
@@ -129,44 +157,20 @@ func ReadJSON(path string, v any) error {
 }
 
 // WriteJSONL writes one JSON object per line to path.
-func WriteJSONL[T any](path string, xs []T) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	for _, x := range xs {
-		if err := enc.Encode(x); err != nil {
-			return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
-		}
-	}
-	return w.Flush()
+func WriteJSONL[T any](path string, xs []T) error {
+	_, err := writeRecords(path, xs)
+	return err
 }
 
-// ReadJSONL reads a file written by WriteJSONL.
+// ReadJSONL reads a file written by WriteJSONL; a file that ends in the
+// middle of a record is an error.
 func ReadJSONL[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
+	xs, s, err := readRecords[T](path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []T
-	dec := json.NewDecoder(f)
-	for {
-		var x T
-		err := dec.Decode(&x)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: record %d: %w", path, len(out)+1, err)
-		}
-		out = append(out, x)
+	if s.cut {
+		return nil, fmt.Errorf("%s: record %d: %w", path, len(xs)+1, io.ErrUnexpectedEOF)
 	}
+	return xs, nil
 }

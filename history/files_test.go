@@ -1,6 +1,8 @@
 package history
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,6 +32,21 @@ func TestFolderRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, f) {
 		t.Fatalf("round trip changed the folder:\ngot  %+v\nwant %+v", got, f)
+	}
+	wantRecords := map[string]int{HistoryFile: 2, LedgerFile: 1, SectorsFile: 2, FaultsFile: 1}
+	for name, n := range wantRecords {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		want := FileDigest{Records: n, SHA256: hex.EncodeToString(sum[:])}
+		if d := got.Manifest.Files[name]; d != want {
+			t.Errorf("manifest digest of %s = %+v, want %+v", name, d, want)
+		}
+	}
+	if len(got.Manifest.Files) != len(wantRecords) || len(got.Integrity) > 0 {
+		t.Errorf("manifest files %v, integrity %v; want the 4 record files and no problems", got.Manifest.Files, got.Integrity)
 	}
 	a := got.ForRun("a")
 	if len(a.Attempts) != 1 || len(a.Sales) != 1 || len(a.Sectors) != 1 || len(a.Faults) != 1 {

@@ -152,6 +152,11 @@ type Run struct {
 	Rate     float64 `json:"rate,omitempty"`
 	Duration int64   `json:"duration_ns,omitempty"`
 	GoAt     int64   `json:"go_ns"`
+	// RequestsPerWorker is how many attempt records the race made for each
+	// worker process, by process number: one per request, two per request
+	// under the duplicate fault. Verify counts the attempts history.jsonl
+	// holds against it; nil for a run that never raced.
+	RequestsPerWorker []int `json:"requests_per_worker,omitempty"`
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.
 	Incomplete []string `json:"incomplete,omitempty"`
@@ -176,7 +181,8 @@ type Outage struct {
 	Err string `json:"error"`
 }
 
-// Manifest lists the runs of one results folder and how they were run.
+// Manifest lists the runs of one results folder, how they were run and
+// what the record files held when they were written.
 type Manifest struct {
 	Schema string `json:"schema"`
 	RunID  string `json:"run_id"`
@@ -192,6 +198,12 @@ type Manifest struct {
 	// Skipped names the scenarios that could not run on this stack, each
 	// with the reason.
 	Skipped []string `json:"skipped,omitempty"`
+	// Files holds, per record file (history.jsonl, ledger.jsonl,
+	// sectors.jsonl, faults.jsonl), the number of records Save wrote and
+	// the SHA-256 of the bytes, so that Load can tell a file cut short or
+	// changed after the run. They guard against accidents and edits of the
+	// record files, not against someone who rewrites the manifest too.
+	Files map[string]FileDigest `json:"files,omitempty"`
 }
 
 // Env is what a run ran on, for the report's manifest.

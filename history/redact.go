@@ -2,15 +2,21 @@ package history
 
 // Redact replaces, through mask, every string of the folder that can carry
 // the text of an error — and with it a server's URL or password: the
-// manifest's stack notes, skip reasons and runs' incomplete reasons, the
-// attempts' errors and the faults' details and failures. Call it before
+// manifest's stack notes, skip reasons, runs' incomplete reasons, unread
+// ledgers and outages, the attempts' errors and the faults' details and
+// failures. Call it before
 // Save: every file of a results folder is written from these records.
 func (f *Folder) Redact(mask func(string) string) {
 	m := &f.Manifest
 	redactAll(m.StackNotes, mask)
 	redactAll(m.Skipped, mask)
 	for i := range m.Runs {
-		redactAll(m.Runs[i].Incomplete, mask)
+		r := &m.Runs[i]
+		redactAll(r.Incomplete, mask)
+		r.LedgerUnread = mask(r.LedgerUnread)
+		for j := range r.Outages {
+			r.Outages[j].Err = mask(r.Outages[j].Err)
+		}
 	}
 	for i := range f.Attempts {
 		f.Attempts[i].Err = mask(f.Attempts[i].Err)

@@ -21,6 +21,9 @@ func TestRedact(t *testing.T) {
 		"Records.Sales[].Run", "Records.Sales[].RequestID", "Records.Sales[].Worker",
 		"Records.Sectors[].Run",
 		"Records.Faults[].Run", "Records.Faults[].Fault", "Records.Faults[].RequestID",
+		"Manifest.Runs[].Outages[].Server", "Records.Attempts[].Infra",
+		// Integrity is found on loading a saved folder, never saved.
+		"Integrity[].File", "Integrity[].Detail",
 	}
 	const secret = "pw-Zq7"
 	var f Folder

@@ -15,11 +15,16 @@ type RunVerdict struct {
 	ExpectReason string      `json:"expect_reason"`
 }
 
-// Folder verifies every run of a loaded results folder, in manifest order.
+// Folder verifies every run of a loaded results folder, in manifest order,
+// each with the folder's integrity problems.
 func Folder(f *history.Folder) []RunVerdict {
 	out := make([]RunVerdict, 0, len(f.Manifest.Runs))
 	for _, run := range f.Manifest.Runs {
-		v := Check(RunInput(run, f.ForRun(run.Name)))
+		in := RunInput(run, f.ForRun(run.Name))
+		// Every record file holds every run's records: a file's problem
+		// concerns each run.
+		in.Integrity = f.Integrity
+		v := Check(in)
 		ok, reason := Expect(v, run.Expected)
 		out = append(out, RunVerdict{Run: run, Verdict: v, ExpectOK: ok, ExpectReason: reason})
 	}
@@ -30,19 +35,21 @@ func Folder(f *history.Folder) []RunVerdict {
 // and its records.
 func RunInput(run history.Run, r history.Records) Input {
 	return Input{
-		Seats:        run.Seats,
-		Mode:         run.Mode,
-		Fault:        run.Fault,
-		LockTTL:      time.Duration(run.LockTTL),
-		Extend:       run.Extend,
-		Attempts:     r.Attempts,
-		Sales:        r.Sales,
-		Sector:       pickSector(r.Sectors),
-		Faults:       r.Faults,
-		Incomplete:   run.Incomplete,
-		GoAt:         run.GoAt,
-		LedgerUnread: run.LedgerUnread,
-		Outages:      run.Outages,
+		Seats:             run.Seats,
+		Mode:              run.Mode,
+		Fault:             run.Fault,
+		LockTTL:           time.Duration(run.LockTTL),
+		Extend:            run.Extend,
+		Attempts:          r.Attempts,
+		Sales:             r.Sales,
+		Sector:            pickSector(r.Sectors),
+		Faults:            r.Faults,
+		Incomplete:        run.Incomplete,
+		GoAt:              run.GoAt,
+		LedgerUnread:      run.LedgerUnread,
+		Outages:           run.Outages,
+		Run:               run.Name,
+		RequestsPerWorker: run.RequestsPerWorker,
 	}
 }
 

@@ -12,6 +12,9 @@ type index struct {
 	in       Input
 	attempts map[string][]history.Attempt // by request id, in history order
 	rows     map[string][]history.Sale    // by request id, in ledger order
+	// miscounted says, per worker, where the history holds another number
+	// of attempts than the race made.
+	miscounted []string
 }
 
 func newIndex(in Input) *index {
@@ -26,6 +29,7 @@ func newIndex(in Input) *index {
 	for _, s := range in.Sales {
 		x.rows[s.RequestID] = append(x.rows[s.RequestID], s)
 	}
+	x.miscounted = miscounted(in)
 	return x
 }
 
@@ -82,6 +86,10 @@ func (x *index) gaps() []string {
 	for _, r := range x.in.Incomplete {
 		out = append(out, "history incomplete: "+r)
 	}
+	for _, p := range x.in.Integrity {
+		out = append(out, p.Detail)
+	}
+	out = append(out, x.miscounted...)
 	out = append(out, x.infraGaps()...)
 	if x.in.Sector == nil && x.ledgerRead() {
 		out = append(out, "final sector row was not read")
@@ -98,8 +106,12 @@ func (x *index) gaps() []string {
 	return out
 }
 
-// complete reports whether the history is known to hold every attempt.
-func (x *index) complete() bool { return len(x.in.Incomplete) == 0 }
+// complete reports whether the history is known to hold every attempt: no
+// reason it is incomplete, every worker's attempts counted, and
+// history.jsonl checked against its digest and found intact.
+func (x *index) complete() bool {
+	return len(x.in.Incomplete) == 0 && len(x.miscounted) == 0 && !x.inDoubt(history.HistoryFile)
+}
 
 // count returns how many attempts ended with outcome o.
 func (x *index) count(o history.Outcome) int {

@@ -23,8 +23,9 @@ const (
 	Valid Status = "valid"
 	// Invalid: at least one check failed; the ledger proves it.
 	Invalid Status = "invalid"
-	// Unknown: no check failed, but the evidence was not complete enough to
-	// call the run valid.
+	// Unknown: no check failed on records that are as the run wrote them,
+	// but the evidence was not complete (or not intact) enough to call the
+	// run valid.
 	Unknown Status = "unknown"
 )
 
@@ -94,6 +95,16 @@ type Input struct {
 	// Outages are the spans during which a server did not answer the
 	// health checks.
 	Outages []history.Outage
+	// Run is the run's name, for messages.
+	Run string
+	// RequestsPerWorker is how many attempt records the race made for each
+	// worker process; the attempts of each Proc are counted against it. Nil
+	// skips the count (a run that never raced, or an older folder).
+	RequestsPerWorker []int
+	// Integrity lists what does not add up between the results folder's
+	// record files and its manifest (history.Folder.Integrity): a file cut
+	// short or changed after the run, or one that cannot be checked.
+	Integrity []history.Problem
 }
 
 // Verdict is the result of verifying one run.
@@ -115,10 +126,20 @@ type Verdict struct {
 	Undetermined []string `json:"undetermined,omitempty"`
 }
 
-// Check verifies one run. Any violation makes the verdict Invalid, because
-// sale rows are definitive even when attempts are missing; otherwise a gap in
-// the evidence (incomplete history, no sector row, attempts without a known
-// outcome) makes it Unknown; otherwise it is Valid.
+// Check verifies one run. A violation stands only on evidence that is as
+// the run wrote it: one whose check reads a record file that changed after
+// the run (its record count or SHA-256 differs from what the manifest
+// recorded, or it was cut short) proves nothing and becomes a note. So a
+// ledger.jsonl that was tampered with can never make a run Invalid, while
+// an oversell read from an intact ledger still does when only history.jsonl
+// was cut. A file that could not be checked (its manifest recorded no
+// digest) still carries its violations, as before digests existed, but can
+// never let a run be Valid. Any violation left makes the verdict Invalid, because sale rows
+// are definitive even when attempts are missing, and the gaps in the
+// evidence become notes; otherwise a gap (incomplete history, a record file
+// cut short, changed or unchecked, fewer or more attempts for a worker than
+// the race made, no sector row, attempts with an unrecognised outcome)
+// makes it Unknown; otherwise it is Valid.
 func Check(in Input) Verdict {
 	idx := newIndex(in)
 	v := Verdict{
@@ -129,10 +150,13 @@ func Check(in Input) Verdict {
 	v.Violations = idx.violations()
 	idx.addStories(v.Violations)
 	v.Notes = idx.notes()
+	var void []string
+	v.Violations, void = idx.standing(v.Violations)
+	v.Notes = append(v.Notes, void...)
 	switch {
 	case len(v.Violations) > 0:
-		// The violations stand on the ledger alone; gaps in the evidence
-		// are still worth knowing, so they become notes.
+		// The violations stand on intact records alone; gaps in the
+		// evidence are still worth knowing, so they become notes.
 		v.Status = Invalid
 		v.Notes = append(v.Notes, idx.gaps()...)
 	default:

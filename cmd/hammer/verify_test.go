@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,65 @@ func TestVerifyGolden(t *testing.T) {
 			}
 			if stdout != string(want) {
 				t.Errorf("stdout differs from %s (rerun with -update to accept):\ngot:\n%s\nwant:\n%s", golden, stdout, want)
+			}
+		})
+	}
+}
+
+// TestVerifyTampered re-verifies copies of testdata/load-small whose record
+// files were cut or changed after the run: the verdict cannot be determined
+// (exit 3), and the verdict table says why.
+func TestVerifyTampered(t *testing.T) {
+	tests := []struct {
+		name   string
+		file   string
+		change func(string) string
+		want   []string
+	}{
+		{
+			name: "history lost its last lines at a line boundary",
+			file: "history.jsonl",
+			change: func(s string) string {
+				lines := strings.SplitAfter(s, "\n")
+				return strings.Join(lines[:len(lines)-1-5], "")
+			},
+			want: []string{
+				// The negative control's oversell stands on the intact ledger.
+				"unsafe    invalid (as expected)",
+				"undetermined: history.jsonl holds 27 records but manifest.json recorded 32",
+				"undetermined: history.jsonl holds 1 attempt of lock-plus-update for worker 0, the race made 4",
+				"undetermined: history.jsonl holds 2 attempts of lock-plus-update for worker 1, the race made 4",
+			},
+		},
+		{
+			name: "ledger row appended",
+			file: "ledger.jsonl",
+			change: func(s string) string {
+				return s + `{"run":"update-only","sector":1,"seat":4,"request_id":"ghost","worker":"w","started_ns":0,"sold_ns":0}` + "\n"
+			},
+			want: []string{"undetermined: ledger.jsonl holds 18 records but manifest.json recorded 17"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "load-small")
+			copyDir(t, filepath.Join("testdata", "load-small"), dir)
+			path := filepath.Join(dir, tt.file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tt.change(string(b))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := hammer(t, "verify", dir)
+			if code != exitInfra {
+				t.Errorf("exit %d, want %d (stderr %q)", code, exitInfra, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
 			}
 		})
 	}

@@ -184,13 +184,18 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 	}
 }
 
-// newRun describes the race in the manifest.
+// newRun describes the race in the manifest, with the attempt records it
+// must leave per worker: the ones fillUnknown would fill in for all of them.
 func newRun(o Options) history.Run {
+	perWorker := make([]int, o.Procs)
+	for _, a := range fillUnknown(nil, o, o.Scenario.Name) {
+		perWorker[a.Proc]++
+	}
 	return history.Run{
 		Name: o.Scenario.Name, Mode: string(o.Scenario.Mode), Procs: o.Procs, Goroutines: o.Goroutines,
 		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: string(o.Scenario.Fault),
 		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend,
-		Rate: o.Rate, Duration: int64(o.Duration),
+		Rate: o.Rate, Duration: int64(o.Duration), RequestsPerWorker: perWorker,
 	}
 }
 
