@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/redis/go-redis/v9/logging"
 
@@ -97,22 +98,33 @@ func run(ctx context.Context, args []string, io stdio) int {
 }
 
 // parse parses a subcommand's flags; it returns false with the exit code
-// when the command should stop (help asked for, or bad flags).
-func parse(fs *flag.FlagSet, args []string, io stdio) (int, bool) {
-	fs.SetOutput(io.err)
+// when the command should stop: help asked for (printed on stdout, exit
+// 0), or a bad flag (one line on stderr, exit 2).
+func parse(fs *flag.FlagSet, args []string, std stdio) (int, bool) {
+	fs.SetOutput(io.Discard) // a bad flag gets one line, not the whole usage
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(std.out)
+		fmt.Fprintf(std.out, "Usage of %s:\n", fs.Name())
+		fs.PrintDefaults()
 		return exitOK, false
 	case err != nil:
-		return exitUsage, false
+		return usageError(std, command(fs), "%v", err), false
 	}
 	return 0, true
 }
 
-// usageError prints a one-line usage error and returns the usage exit code.
-func usageError(io stdio, format string, args ...any) int {
-	fmt.Fprintf(io.err, "hammer: "+format+"\n", args...)
+// command is the subcommand a flag set belongs to: "run" for "hammer run".
+func command(fs *flag.FlagSet) string {
+	_, cmd, _ := strings.Cut(fs.Name(), " ")
+	return cmd
+}
+
+// usageError prints a one-line usage error of subcommand cmd, pointing at
+// its help, and returns the usage exit code.
+func usageError(io stdio, cmd, format string, args ...any) int {
+	fmt.Fprintf(io.err, "hammer %s: %s (see hammer %s -h)\n", cmd, fmt.Sprintf(format, args...), cmd)
 	return exitUsage
 }
 

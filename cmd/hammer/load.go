@@ -17,7 +17,7 @@ func loadCmd(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		return usageError(io, "load: unexpected argument %q", fs.Arg(0))
+		return usageError(io, "load", "unexpected argument %q", fs.Arg(0))
 	}
 	return raceAll(ctx, "load", &f, scenarios.Load(), io)
 }

@@ -5,12 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
@@ -21,135 +20,37 @@ import (
 	"github.com/hammer-load/hammer/scenarios"
 )
 
-// raceFlags are the flags shared by run and load.
-type raceFlags struct {
-	procs, goroutines, attempts, seats, pool int
-	lockTTL, lockWait, timeout               time.Duration
-	rate                                     float64       // open model (run only)
-	duration                                 time.Duration // open model (run only)
-	seed                                     uint64
-	out, stackKind, redisURL, pgURL          string
-	keep, quiet                              bool
-}
-
-// loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
-// 100 seats.
-func loadDefaults() raceFlags {
-	return raceFlags{procs: 4, goroutines: 250, attempts: 1, seats: 100, pool: 16,
-		lockTTL: 10 * time.Second, lockWait: time.Minute, timeout: 5 * time.Minute}
-}
-
-// register defines the flags on fs with d's values as defaults.
-func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
-	fs.IntVar(&f.procs, "procs", d.procs, "worker `processes`")
-	fs.IntVar(&f.goroutines, "goroutines", d.goroutines, "contending `goroutines` per process")
-	fs.IntVar(&f.attempts, "attempts", d.attempts, "`attempts` per goroutine")
-	fs.IntVar(&f.seats, "seats", d.seats, "`seats` in the sector")
-	fs.IntVar(&f.pool, "pool", d.pool, "PostgreSQL `connections` per worker process")
-	fs.DurationVar(&f.lockTTL, "lock-ttl", d.lockTTL, "lock `TTL`")
-	fs.DurationVar(&f.lockWait, "lock-wait", d.lockWait, "how long a contender waits for the lock before giving up")
-	fs.DurationVar(&f.timeout, "timeout", d.timeout, "longest a race may take; past it the verdict is unknown")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one and records it)")
-	fs.StringVar(&f.out, "out", "", "results `folder` (default results/<run-id>)")
-	fs.StringVar(&f.stackKind, "stack", "auto", "where Redis and PostgreSQL come from: auto, external, docker or local")
-	// The URLs' defaults are read after parsing, so that usage text never
-	// shows them: they may hold passwords.
-	fs.StringVar(&f.redisURL, "redis-url", "", "Redis `URL` of an external stack (default $"+envRedisURL+")")
-	fs.StringVar(&f.pgURL, "pg-url", "", "PostgreSQL `URL` of an external stack (default $"+envPGURL+")")
-	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
-	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
-}
-
-// Environment variables that name the servers of an external stack when
-// --redis-url and --pg-url are not given.
-const (
-	envRedisURL = "HAMMER_REDIS_URL"
-	envPGURL    = "HAMMER_PG_URL"
-)
-
-// parse parses args with the package's parse, then takes the URLs not
-// given as flags from the environment.
-func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool) {
-	if code, ok := parse(fs, args, io); !ok {
-		return code, false
-	}
-	if !isSet(fs, "redis-url") {
-		f.redisURL = os.Getenv(envRedisURL)
-	}
-	if !isSet(fs, "pg-url") {
-		f.pgURL = os.Getenv(envPGURL)
-	}
-	return 0, true
-}
-
-// check validates the flags; the error reads as one line.
-func (f *raceFlags) check() error {
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"procs", f.procs}, {"goroutines", f.goroutines}, {"attempts", f.attempts}, {"seats", f.seats}, {"pool", f.pool}} {
-		if c.v <= 0 {
-			return fmt.Errorf("--%s must be at least 1, got %d", c.name, c.v)
-		}
-	}
-	for _, c := range []struct {
-		name string
-		v    time.Duration
-	}{{"lock-ttl", f.lockTTL}, {"lock-wait", f.lockWait}, {"timeout", f.timeout}} {
-		if c.v <= 0 {
-			return fmt.Errorf("--%s must be positive, got %s", c.name, c.v)
-		}
-	}
-	if _, err := stack.ParseKind(f.stackKind); err != nil {
-		return err
-	}
-	return checkOut(f.out)
-}
-
-// checkOut refuses a results folder that already holds files: hammer never
-// overwrites what it did not create.
-func checkOut(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("--out %s: %w", dir, err)
-	case len(entries) > 0:
-		return fmt.Errorf("--out %s already holds files; choose an empty or new folder", dir)
-	}
-	return nil
-}
-
-// raceAll starts the stack, races every scenario, verifies, saves the
+// raceAll checks the flags and the host, makes the results folder, starts
+// the stack, checks the servers, races every scenario, verifies, saves the
 // results folder, prints the verdict table and returns the exit code.
+// Whatever stops it before the race leaves no results folder.
 func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios.Scenario, io stdio) int {
-	if err := f.check(); err != nil {
-		return usageError(io, "%v", err)
+	if err := f.check(scns); err != nil {
+		return usageError(io, command, "%v", err)
 	}
-	for _, sc := range scns {
-		if n := sc.Fault.NeedsProcs(); f.procs < n {
-			return usageError(io, "the %s fault needs --procs %d or more (another process must go on racing)", sc.Fault, n)
-		}
+	if f.seed == 0 {
+		f.seed = uint64(time.Now().UnixNano())
+	}
+	if err := driver.CheckHost(plan(f, scns)); err != nil {
+		return usageError(io, command, "%v", err)
 	}
 	exe, err := workerExecutable()
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
-	log := io.err
-	if f.quiet {
-		log = nil
-	}
 	runID := newRunID()
 	if f.out == "" {
 		f.out = filepath.Join("results", runID)
 	}
-	if f.seed == 0 {
-		f.seed = uint64(time.Now().UnixNano())
+	out, err := makeResultsDir(f.out)
+	if err != nil {
+		return usageError(io, command, "%v", err)
+	}
+	defer out.discard() // only if nothing was saved in it
+	log := io.err
+	if f.quiet {
+		log = nil
 	}
 	kind, _ := stack.ParseKind(f.stackKind)
 	st, err := stack.Start(ctx, stack.Options{Kind: kind, RedisURL: f.redisURL, PGURL: f.pgURL, Log: log})
@@ -162,15 +63,22 @@ func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios
 	}
 	defer st.Close()
 	scns, skipped := runnable(scns, st.Kind)
-	if len(skipped) > 0 && command != "gate" {
-		return usageError(io, "%s", skipped[0])
+	switch {
+	case len(skipped) > 0 && command != "gate":
+		return usageError(io, command, "%s", skipped[0])
+	case len(scns) == 0:
+		fmt.Fprintf(io.err, "hammer: no cell ran: %s\n", strings.Join(skipped, "; "))
+		return exitInfra
 	}
-
-	folder, lat, err := raceScenarios(ctx, runID, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
-	if err != nil {
+	if err := driver.CheckServers(ctx, st.RedisURL, st.PGURL, plan(f, scns)); err != nil {
+		if errors.Is(err, driver.ErrLimit) {
+			return usageError(io, command, "%v", err)
+		}
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
+
+	folder, lat := raceScenarios(ctx, runID, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
 	folder.Manifest.Command, folder.Manifest.Skipped = command, skipped
 	// Everything needed is read back: stop the servers before reporting so
 	// that the verdict table is the last thing printed.
@@ -185,6 +93,16 @@ func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios
 	// file is written, since every file is derived from the records.
 	folder.Redact(io.secrets.String)
 	return finish(f.out, folder, lat, junit, io)
+}
+
+// plan is the driver options of every scenario, but for what only a
+// running stack knows.
+func plan(f *raceFlags, scns []scenarios.Scenario) []driver.Options {
+	out := make([]driver.Options, len(scns))
+	for i, sc := range scns {
+		out[i] = f.options(sc)
+	}
+	return out
 }
 
 // runnable splits off the scenarios this kind of stack cannot run, saying
@@ -203,7 +121,7 @@ func runnable(scns []scenarios.Scenario, kind stack.Kind) (run []scenarios.Scena
 
 // raceScenarios races each scenario in turn on one stack and returns the
 // records and the merged latency histograms.
-func raceScenarios(ctx context.Context, runID string, f *raceFlags, st *stack.Stack, scns []scenarios.Scenario, worker driver.Command, io stdio) (*history.Folder, *latency.Set, error) {
+func raceScenarios(ctx context.Context, runID string, f *raceFlags, st *stack.Stack, scns []scenarios.Scenario, worker driver.Command, io stdio) (*history.Folder, *latency.Set) {
 	folder := &history.Folder{Manifest: history.Manifest{
 		Schema: history.ManifestSchema, RunID: runID, Seed: f.seed,
 		Stack: string(st.Kind), StackNotes: st.Notes, Env: describe(ctx, st, f),
@@ -215,27 +133,17 @@ func raceScenarios(ctx context.Context, runID string, f *raceFlags, st *stack.St
 	}
 	prog := newProgress(io, f.quiet)
 	defer prog.wait()
-	for _, sc := range scns {
+	for _, o := range plan(f, scns) {
+		sc := o.Scenario
 		if ctx.Err() != nil {
 			// Interrupted: the scenarios not run stay in the folder with an
 			// unknown verdict, so the folder can never read as a pass.
 			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(sc, f, "not run: hammer was interrupted"))
 			continue
 		}
-		total := f.procs * f.goroutines * f.attempts
-		if f.rate > 0 {
-			total = history.OpenRequests(f.rate, f.duration)
-		}
-		track := prog.track(sc.Name, total)
-		res, err := driver.Race(ctx, driver.Options{
-			RunID: runID, Scenario: sc,
-			Procs: f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,
-			RedisURL: st.RedisURL, PGURL: st.PGURL,
-			LockTTL: f.lockTTL, LockWait: f.lockWait, Timeout: f.timeout, ReadyTimeout: time.Minute,
-			Rate: f.rate, Duration: f.duration,
-			Seed: f.seed, Keep: f.keep, Worker: worker, Managed: managed,
-			OnAttempt: track.attempt,
-		})
+		track := prog.track(sc.Name, o.Contenders())
+		o.RunID, o.RedisURL, o.PGURL, o.Worker, o.Managed, o.OnAttempt = runID, st.RedisURL, st.PGURL, worker, managed, track.attempt
+		res, err := driver.Race(ctx, o)
 		track.done()
 		if err != nil {
 			// The race could not even start: keep the cell, unknown, and go
@@ -251,7 +159,7 @@ func raceScenarios(ctx context.Context, runID string, f *raceFlags, st *stack.St
 		folder.Add(res.Records)
 		lat.Merge(res.Latency)
 	}
-	return folder, lat, nil
+	return folder, lat
 }
 
 // notRun describes a scenario that never raced, with why: its verdict can
@@ -288,10 +196,6 @@ func describe(ctx context.Context, st *stack.Stack, f *raceFlags) history.Env {
 // from them (summary.json, the report, the charts and, for the gate,
 // junit.xml), prints the verdict table and returns the exit code.
 func finish(dir string, folder *history.Folder, lat *latency.Set, junit string, io stdio) int {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(io.err, "hammer: results folder: %v\n", err)
-		return exitInfra
-	}
 	if err := folder.Save(dir); err != nil {
 		fmt.Fprintf(io.err, "hammer: save results: %v\n", err)
 		return exitInfra

@@ -23,17 +23,17 @@ func reportCmd(args []string, io stdio) int {
 	}
 	if *compare {
 		if fs.NArg() != 2 {
-			return usageError(io, "report --compare: want two results folders, got %d arguments", fs.NArg())
+			return usageError(io, "report", "--compare: want two results folders, got %d arguments", fs.NArg())
 		}
 		return compareFolders(fs.Arg(0), fs.Arg(1), io)
 	}
 	if fs.NArg() != 1 {
-		return usageError(io, "report: want exactly one results folder, got %d arguments", fs.NArg())
+		return usageError(io, "report", "want exactly one results folder, got %d arguments", fs.NArg())
 	}
 	dir := fs.Arg(0)
 	folder, lat, err := loadFolder(dir)
 	if err != nil {
-		return usageError(io, "report: %v", err)
+		return usageError(io, "report", "%v", err)
 	}
 	junit := ""
 	if folder.Manifest.Command == "gate" {
@@ -57,7 +57,7 @@ func compareFolders(a, b string, io stdio) int {
 	for i, dir := range []string{a, b} {
 		folder, lat, err := loadFolder(dir)
 		if err != nil {
-			return usageError(io, "report --compare: %v", err)
+			return usageError(io, "report", "--compare: %v", err)
 		}
 		sums[i] = report.Build(folder, lat, verify.Folder(folder))
 	}

@@ -16,11 +16,11 @@ func verifyCmd(args []string, io stdio) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return usageError(io, "verify: want exactly one results folder, got %d arguments", fs.NArg())
+		return usageError(io, "verify", "want exactly one results folder, got %d arguments", fs.NArg())
 	}
 	folder, lat, err := loadFolder(fs.Arg(0))
 	if err != nil {
-		return usageError(io, "verify: %v", err)
+		return usageError(io, "verify", "%v", err)
 	}
 	summary := report.Build(folder, lat, verify.Folder(folder))
 	if err := report.WriteTable(io.out, summary); err != nil {

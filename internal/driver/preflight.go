@@ -22,9 +22,15 @@ import (
 // was started.
 var ErrLimit = errors.New("race does not fit")
 
+// limitError is an error matching ErrLimit that reads as its message alone.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string        { return e.msg }
+func (e *limitError) Is(target error) bool { return target == ErrLimit }
+
 // limitf returns a one-line error matching ErrLimit.
 func limitf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrLimit}, args...)...)
+	return &limitError{msg: fmt.Sprintf(format, args...)}
 }
 
 // bytesPerAttempt is what the coordinator keeps per attempt until the

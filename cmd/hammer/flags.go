@@ -1,0 +1,242 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// raceFlags are the flags shared by run, load and gate.
+type raceFlags struct {
+	procs, goroutines, attempts, seats, pool int
+	// lockTTL is the TTL every race uses when --lock-ttl is given; 0
+	// chooses per race (ttlFor).
+	lockTTL time.Duration
+	// faultTTL is the TTL of races whose fault needs the lock to expire,
+	// when --lock-ttl is not given; it also sets how long faults last.
+	faultTTL           time.Duration
+	lockWait, timeout  time.Duration
+	rate               float64       // open model (run only)
+	duration           time.Duration // open model (run only)
+	seed               uint64
+	out, stackKind     string
+	redisURL, pgURL    string
+	keep, quiet        bool
+	lockTTLSet         bool // --lock-ttl was given
+}
+
+// stallProofTTL is the lock TTL of every race whose fault does not need the
+// lock to expire: longer than any stall a busy host plausibly inflicts on a
+// lock holder, so that no lock expires that nobody meant to expire.
+const stallProofTTL = 10 * time.Second
+
+// loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
+// 100 seats; faults that expire the lock do it with a 500 ms TTL.
+func loadDefaults() raceFlags {
+	return raceFlags{procs: 4, goroutines: 250, attempts: 1, seats: 100, pool: 16,
+		faultTTL: 500 * time.Millisecond, lockWait: time.Minute, timeout: 5 * time.Minute}
+}
+
+// gateDefaults size a gate cell to run in about a second: 2 × 50 contenders
+// for 20 seats, with a fault TTL short enough that faults outlive it quickly.
+func gateDefaults() raceFlags {
+	return raceFlags{procs: 2, goroutines: 50, attempts: 1, seats: 20, pool: 8,
+		faultTTL: 150 * time.Millisecond, lockWait: 5 * time.Second, timeout: time.Minute}
+}
+
+// register defines the flags on fs with d's values as defaults.
+func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
+	f.faultTTL = d.faultTTL
+	fs.IntVar(&f.procs, "procs", d.procs, "worker `processes`")
+	fs.IntVar(&f.goroutines, "goroutines", d.goroutines, "contending `goroutines` per process")
+	fs.IntVar(&f.attempts, "attempts", d.attempts, "`attempts` per goroutine")
+	fs.IntVar(&f.seats, "seats", d.seats, "`seats` in the sector")
+	fs.IntVar(&f.pool, "pool", d.pool, "PostgreSQL `connections` per worker process")
+	fs.DurationVar(&f.lockTTL, "lock-ttl", 0, fmt.Sprintf("lock `TTL` of every race (default %s, or %s under a fault that needs the lock to expire)",
+		stallProofTTL, d.faultTTL))
+	fs.DurationVar(&f.lockWait, "lock-wait", d.lockWait, "how long a contender waits for the lock before giving up")
+	fs.DurationVar(&f.timeout, "timeout", d.timeout, "longest a race may take; past it the verdict is unknown")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one and records it)")
+	fs.StringVar(&f.out, "out", "", "results `folder` (default results/<run-id>)")
+	fs.StringVar(&f.stackKind, "stack", "auto", "where Redis and PostgreSQL come from: auto, external, docker or local")
+	// The URLs' defaults are read after parsing, so that usage text never
+	// shows them: they may hold passwords.
+	fs.StringVar(&f.redisURL, "redis-url", "", "Redis `URL` of an external stack (default $"+envRedisURL+")")
+	fs.StringVar(&f.pgURL, "pg-url", "", "PostgreSQL `URL` of an external stack (default $"+envPGURL+")")
+	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
+}
+
+// Environment variables that name the servers of an external stack when
+// --redis-url and --pg-url are not given.
+const (
+	envRedisURL = "HAMMER_REDIS_URL"
+	envPGURL    = "HAMMER_PG_URL"
+)
+
+// parse parses args with the package's parse, notes which flags were
+// given, and takes the URLs not given as flags from the environment.
+func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool) {
+	if code, ok := parse(fs, args, io); !ok {
+		return code, false
+	}
+	f.lockTTLSet = isSet(fs, "lock-ttl")
+	if !isSet(fs, "redis-url") {
+		f.redisURL = os.Getenv(envRedisURL)
+	}
+	if !isSet(fs, "pg-url") {
+		f.pgURL = os.Getenv(envPGURL)
+	}
+	return 0, true
+}
+
+// isSet reports whether the flag was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// ttlFor is the lock TTL of a race under fault.
+func (f *raceFlags) ttlFor(fault scenarios.Fault) time.Duration {
+	switch {
+	case f.lockTTLSet:
+		return f.lockTTL
+	case fault.ExpiresLock():
+		return f.faultTTL
+	}
+	return stallProofTTL
+}
+
+// pauseFor is how long a pause, a stop, injected latency or a network
+// fault lasts under fault: three lock TTLs when the fault works by
+// expiring the lock, three fault TTLs otherwise.
+func (f *raceFlags) pauseFor(fault scenarios.Fault) time.Duration {
+	if fault.ExpiresLock() || f.lockTTLSet {
+		return 3 * f.ttlFor(fault)
+	}
+	return 3 * f.faultTTL
+}
+
+// options are the driver options of scenario sc, but for what only a
+// running stack and the command know (run id, servers, worker, progress).
+func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
+	return driver.Options{
+		Scenario: sc,
+		Procs:    f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,
+		LockTTL: f.ttlFor(sc.Fault), PauseFor: f.pauseFor(sc.Fault), LockWait: f.lockWait,
+		Timeout: f.timeout, ReadyTimeout: time.Minute,
+		Rate: f.rate, Duration: f.duration, Seed: f.seed, Keep: f.keep,
+	}
+}
+
+// minDuration is the shortest TTL, wait or timeout hammer accepts: Redis
+// counts TTLs in milliseconds.
+const minDuration = time.Millisecond
+
+// check validates the flags for the scenarios they will race, before
+// anything is started; the error reads as one line.
+func (f *raceFlags) check(scns []scenarios.Scenario) error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"procs", f.procs}, {"goroutines", f.goroutines}, {"attempts", f.attempts}, {"seats", f.seats}, {"pool", f.pool}} {
+		if c.v <= 0 {
+			return fmt.Errorf("--%s must be at least 1, got %d", c.name, c.v)
+		}
+	}
+	if f.seats > math.MaxInt32 {
+		return fmt.Errorf("--seats %d is more than a sector holds (its counters are PostgreSQL integers: at most %d)", f.seats, math.MaxInt32)
+	}
+	if f.lockTTLSet && f.lockTTL < minDuration {
+		return fmt.Errorf("--lock-ttl must be at least %s (Redis counts TTLs in milliseconds), got %s", minDuration, f.lockTTL)
+	}
+	for _, c := range []struct {
+		name string
+		v    time.Duration
+	}{{"lock-wait", f.lockWait}, {"timeout", f.timeout}} {
+		if c.v < minDuration {
+			return fmt.Errorf("--%s must be at least %s, got %s", c.name, minDuration, c.v)
+		}
+	}
+	if err := f.checkOpenModel(); err != nil {
+		return err
+	}
+	if _, err := stack.ParseKind(f.stackKind); err != nil {
+		return err
+	}
+	for _, sc := range scns {
+		if err := f.checkFault(sc.Fault); err != nil {
+			return err
+		}
+	}
+	return checkOut(f.out)
+}
+
+// checkOpenModel validates --rate and --duration.
+func (f *raceFlags) checkOpenModel() error {
+	if f.rate == 0 && f.duration == 0 {
+		return nil
+	}
+	switch {
+	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate <= 0 || f.duration <= 0:
+		return fmt.Errorf("--rate and --duration go together: a positive finite rate and a positive duration (got --rate %v --duration %s)", f.rate, f.duration)
+	case f.duration >= f.timeout:
+		return fmt.Errorf("--duration %s must be shorter than --timeout %s", f.duration, f.timeout)
+	case f.rate*f.duration.Seconds() > math.MaxInt32:
+		return fmt.Errorf("--rate %g for --duration %s makes %.3g requests; hammer records at most %d per race", f.rate, f.duration, f.rate*f.duration.Seconds(), math.MaxInt32)
+	case history.OpenRequests(f.rate, f.duration) < 1:
+		return fmt.Errorf("--rate %g for --duration %s makes no request at all", f.rate, f.duration)
+	}
+	return nil
+}
+
+// checkFault checks that the race can show fault: enough processes for a
+// process fault, enough contenders and seats for its strikes.
+func (f *raceFlags) checkFault(fault scenarios.Fault) error {
+	if n := fault.NeedsProcs(); f.procs < n {
+		return fmt.Errorf("the %s fault needs --procs %d or more (another process must go on racing)", fault, n)
+	}
+	contenders := f.procs * f.goroutines * f.attempts
+	if f.rate > 0 {
+		contenders = history.OpenRequests(f.rate, f.duration)
+	}
+	if need := fault.MinHolders(); min(contenders, f.seats) < need {
+		return fmt.Errorf("the %s fault strikes %d chosen lock %s and needs at least %d contenders and %d seats (got %d contenders, %d seats)",
+			fault, fault.Strikes(), plural(fault.Strikes(), "holder", "holders"), need, need, contenders, f.seats)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// checkOut refuses a results folder that already holds files: hammer never
+// overwrites what it did not create.
+func checkOut(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("--out %s already holds files; choose an empty or new folder", dir)
+	}
+	return nil
+}
