@@ -22,15 +22,15 @@ type raceFlags struct {
 	lockTTL time.Duration
 	// faultTTL is the TTL of races whose fault needs the lock to expire,
 	// when --lock-ttl is not given; it also sets how long faults last.
-	faultTTL           time.Duration
-	lockWait, timeout  time.Duration
-	rate               float64       // open model (run only)
-	duration           time.Duration // open model (run only)
-	seed               uint64
-	out, stackKind     string
-	redisURL, pgURL    string
-	keep, quiet        bool
-	lockTTLSet         bool // --lock-ttl was given
+	faultTTL          time.Duration
+	lockWait, timeout time.Duration
+	rate              float64       // open model (run only)
+	duration          time.Duration // open model (run only)
+	seed              uint64
+	out, stackKind    string
+	redisURL, pgURL   string
+	keep, quiet       bool
+	lockTTLSet        bool // --lock-ttl was given
 }
 
 // stallProofTTL is the lock TTL of every race whose fault does not need the
