@@ -144,7 +144,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	env.startWindow(o, res.Run.GoAt)
+	env.startWindow(ctx, o, res.Run.GoAt)
 	strikes := &striker{o: o, fleet: ws, lockKey: cfg.LockKey, watchURL: cfg.RedisURL, failover: env.failover, left: len(cfg.Schedule)}
 	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes, watch.Down(), res.Run.GoAt)
 	res.Faults = append(res.Faults, strikes.finish()...)

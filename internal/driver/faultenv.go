@@ -54,13 +54,13 @@ func (e *faultEnv) watch(o Options) (*health.Watcher, error) {
 
 // startWindow starts the network fault's window shortly after the go
 // signal, if the fault has one.
-func (e *faultEnv) startWindow(o Options, goAt int64) {
+func (e *faultEnv) startWindow(ctx context.Context, o Options, goAt int64) {
 	if e.proxies == nil {
 		return
 	}
 	e.window = make(chan history.FaultEvent, 1)
 	start := time.Unix(0, goAt).Add(netFaultDelay(o.Seed))
-	go func() { e.window <- e.proxies.window(o.Scenario.Name, o.Scenario.Fault, start, o.PauseFor) }()
+	go func() { e.window <- e.proxies.window(ctx, o.Scenario.Name, o.Scenario.Fault, start, o.PauseFor) }()
 }
 
 // windowEvents waits for the network fault's window to end and returns its

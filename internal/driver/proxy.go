@@ -52,18 +52,18 @@ func proxyFor(server *toxiproxy.ApiServer, name, rawURL string) (*toxiproxy.Prox
 	return p, u.String(), nil
 }
 
-// window injects fault f from start for d, then heals it, and returns the
-// fault event.
-func (p *netProxies) window(run string, f scenarios.Fault, start time.Time, d time.Duration) history.FaultEvent {
-	time.Sleep(time.Until(start))
+// window injects fault f from start for d (less when ctx ends first), then
+// heals it, and returns the fault event.
+func (p *netProxies) window(ctx context.Context, run string, f scenarios.Fault, start time.Time, d time.Duration) history.FaultEvent {
+	sleep(ctx, time.Until(start))
 	ev := history.FaultEvent{Run: run, Fault: string(f), Proc: -1, Goroutine: -1, Start: time.Now().UnixNano()}
 	var err error
 	switch f {
 	case scenarios.NetDelay:
-		err = p.delay(d)
+		err = p.delay(ctx, d)
 		ev.Detail = fmt.Sprintf("every connection to Redis and PostgreSQL delayed by %s per response for %s", d/3, d)
 	case scenarios.Partition:
-		err = p.partition(d)
+		err = p.partition(ctx, d)
 		ev.Detail = fmt.Sprintf("every connection to Redis and PostgreSQL cut, and new ones refused, for %s", d)
 	}
 	if err != nil {
@@ -75,7 +75,7 @@ func (p *netProxies) window(run string, f scenarios.Fault, start time.Time, d ti
 
 // delay adds latency (a third of the window) to every response, then
 // removes it.
-func (p *netProxies) delay(d time.Duration) error {
+func (p *netProxies) delay(ctx context.Context, d time.Duration) error {
 	toxic := fmt.Sprintf(`{"name":"delay","type":"latency","stream":"downstream","toxicity":1,"attributes":{"latency":%d}}`,
 		(d / 3).Milliseconds())
 	for _, px := range []*toxiproxy.Proxy{p.redis, p.pg} {
@@ -83,7 +83,7 @@ func (p *netProxies) delay(d time.Duration) error {
 			return fmt.Errorf("add latency to %s: %w", px.Name, err)
 		}
 	}
-	time.Sleep(d)
+	sleep(ctx, d)
 	for _, px := range []*toxiproxy.Proxy{p.redis, p.pg} {
 		px.Toxics.ResetToxics(context.Background())
 	}
@@ -92,10 +92,10 @@ func (p *netProxies) delay(d time.Duration) error {
 
 // partition stops both proxies (closing every connection) and starts them
 // again on the same ports.
-func (p *netProxies) partition(d time.Duration) error {
+func (p *netProxies) partition(ctx context.Context, d time.Duration) error {
 	p.redis.Stop()
 	p.pg.Stop()
-	time.Sleep(d)
+	sleep(ctx, d)
 	if err := p.redis.Start(); err != nil {
 		return fmt.Errorf("heal redis proxy: %w", err)
 	}

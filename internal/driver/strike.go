@@ -94,7 +94,7 @@ func (s *striker) inject(ctx context.Context, st strike) (string, error) {
 		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 			return "", err
 		}
-		time.Sleep(s.o.PauseFor)
+		sleep(ctx, s.o.PauseFor) // cut short when the race is interrupted
 		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 			return "", err
 		}
@@ -156,10 +156,12 @@ func (s *striker) awaitNewHolder(ctx context.Context) string {
 	for time.Now().Before(deadline) {
 		if h, err := locker.Holder(ctx, s.lockKey); err == nil && h != "" {
 			// Let the new holder read before the old one writes.
-			time.Sleep(20 * time.Millisecond)
+			sleep(ctx, 20*time.Millisecond)
 			return "another contender took the lock, then the old holder went on"
 		}
-		time.Sleep(time.Millisecond)
+		if !sleep(ctx, time.Millisecond) {
+			break
+		}
 	}
 	return "nobody took the lock before the old holder went on"
 }
@@ -170,6 +172,18 @@ func (s *striker) redis(rawURL string) (*redis.Client, error) {
 		return nil, err
 	}
 	return redis.NewClient(opt), nil
+}
+
+// sleep waits for d or until ctx ends, and reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // finish waits for strikes in progress and returns the fault events.
