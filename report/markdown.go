@@ -73,8 +73,8 @@ func writeVerdicts(b *strings.Builder, s Summary) {
 		if expected == "" {
 			expected = "–"
 		}
-		fmt.Fprintf(b, "| `%s` | %d | %d/%d | %d | %s | %s | %s | %s | %s | %s |\n",
-			r.Name, r.Contenders, r.Sold, r.Seats, r.Oversold, fmtMs(r.P50Ms), fmtMs(r.P99Ms),
+		fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.Name, r.Contenders, soldCell(r), oversoldCell(r), fmtMs(r.P50Ms), fmtMs(r.P99Ms),
 			fmtSellout(r.SelloutMs), fmtSkew(r), expected, verdictCell(r))
 	}
 	for _, sk := range s.Skipped {

@@ -40,14 +40,17 @@ type Summary struct {
 
 // RunSummary is one run's line of the verdict table, with its evidence.
 type RunSummary struct {
-	Name         string              `json:"name"`
-	Mode         string              `json:"mode"`
-	Procs        int                 `json:"procs"`
-	Goroutines   int                 `json:"goroutines"`
-	Contenders   int                 `json:"contenders"`
-	Seats        int                 `json:"seats"`
-	Sold         int                 `json:"sold"`
-	Oversold     int                 `json:"oversold"`
+	Name       string `json:"name"`
+	Mode       string `json:"mode"`
+	Procs      int    `json:"procs"`
+	Goroutines int    `json:"goroutines"`
+	Contenders int    `json:"contenders"`
+	Seats      int    `json:"seats"`
+	Sold       int    `json:"sold"`
+	Oversold   int    `json:"oversold"`
+	// LedgerUnread is set when the ledger could not be read back: Sold and
+	// Oversold then count nothing.
+	LedgerUnread bool                `json:"ledger_unread,omitempty"`
 	Verdict      verify.Status       `json:"verdict"`
 	Expected     history.Expectation `json:"expected,omitempty"`
 	ExpectOK     bool                `json:"expectation_met"`
@@ -124,7 +127,7 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 	rs := RunSummary{
 		Name: rv.Run.Name, Mode: rv.Run.Mode, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
 		Contenders: st.Contenders, Seats: rv.Run.Seats,
-		Sold: rv.Verdict.Sold, Oversold: rv.Verdict.Oversold, Verdict: rv.Verdict.Status,
+		Sold: rv.Verdict.Sold, Oversold: rv.Verdict.Oversold, LedgerUnread: rv.Verdict.LedgerUnread, Verdict: rv.Verdict.Status,
 		Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,
 		Violations: rv.Verdict.Violations, Notes: rv.Verdict.Notes, Undetermined: rv.Verdict.Undetermined,
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
@@ -181,8 +184,8 @@ func WriteTable(w io.Writer, s Summary) error {
 		if expected == "" {
 			expected = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.Name, r.Contenders, r.Sold, r.Seats, r.Oversold,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			r.Name, r.Contenders, soldCell(r), oversoldCell(r),
 			fmtMs(r.P50Ms), fmtMs(r.P99Ms), fmtSellout(r.SelloutMs), fmtSkew(r),
 			expected, verdictCell(r))
 	}
@@ -278,6 +281,22 @@ func writeDetails(w io.Writer, r RunSummary, l limits) {
 			}
 		}
 	}
+}
+
+// soldCell is "sold/seats", or "?/seats" when the ledger was not read.
+func soldCell(r RunSummary) string {
+	if r.LedgerUnread {
+		return fmt.Sprintf("?/%d", r.Seats)
+	}
+	return fmt.Sprintf("%d/%d", r.Sold, r.Seats)
+}
+
+// oversoldCell is the oversold count, or "?" when the ledger was not read.
+func oversoldCell(r RunSummary) string {
+	if r.LedgerUnread {
+		return "?"
+	}
+	return fmt.Sprint(r.Oversold)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -10,7 +10,7 @@ import (
 
 // oversell fails when the ledger holds more rows than there are seats.
 func (x *index) oversell() []Violation {
-	if !x.ledgerRead() {
+	if !x.ledgerRead() || x.worldBroke() {
 		return nil
 	}
 	sold, seats := len(x.in.Sales), x.in.Seats
@@ -26,7 +26,7 @@ func (x *index) oversell() []Violation {
 // the sector row was not read.
 func (x *index) conservation() []Violation {
 	s := x.in.Sector
-	if s == nil || !x.ledgerRead() {
+	if s == nil || !x.ledgerRead() || x.worldBroke() {
 		return nil
 	}
 	var out []Violation
@@ -57,7 +57,7 @@ func (x *index) conservation() []Violation {
 // doubleSold reports, seat by seat, every seat number that appears in more
 // than one sale row, naming the requests in ledger order.
 func (x *index) doubleSold() []Violation {
-	if !x.ledgerRead() {
+	if !x.ledgerRead() || x.worldBroke() {
 		return nil
 	}
 	bySeat := map[int][]string{}

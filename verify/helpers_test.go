@@ -92,3 +92,15 @@ func (r *race) locked(id string, proc int, acquired, end int64, seat int) *race 
 	r.attempts = append(r.attempts, a)
 	return r
 }
+
+// lockOnly makes an input a lock-only run with a 150 ms TTL.
+func lockOnly(in *Input) { in.Mode, in.LockTTL = "lock-only", 150_000_000 }
+
+// paused records a pause fault on request id from fromMs to toMs.
+func paused(id string, fromMs, toMs int64) func(*Input) {
+	return func(in *Input) {
+		in.Fault = "pause"
+		in.Faults = append(in.Faults, history.FaultEvent{Fault: "pause", RequestID: id,
+			Start: fromMs * 1_000_000, End: toMs * 1_000_000, Detail: "paused"})
+	}
+}

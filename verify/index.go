@@ -12,6 +12,7 @@ type index struct {
 	in       Input
 	attempts map[string][]history.Attempt // by request id, in history order
 	rows     map[string][]history.Sale    // by request id, in ledger order
+	overlaps []overlap                    // lock holders that overlapped, with why
 	// miscounted says, per worker, where the history holds another number
 	// of attempts than the race made.
 	miscounted []string
@@ -29,6 +30,7 @@ func newIndex(in Input) *index {
 	for _, s := range in.Sales {
 		x.rows[s.RequestID] = append(x.rows[s.RequestID], s)
 	}
+	x.overlaps = x.classify()
 	x.miscounted = miscounted(in)
 	return x
 }
@@ -91,6 +93,7 @@ func (x *index) gaps() []string {
 	}
 	out = append(out, x.miscounted...)
 	out = append(out, x.infraGaps()...)
+	out = append(out, x.worldGaps()...)
 	if x.in.Sector == nil && x.ledgerRead() {
 		out = append(out, "final sector row was not read")
 	}

@@ -32,9 +32,14 @@ func (x *index) trouble(server string) (at int64, what string, ok bool) {
 	return at, what, ok
 }
 
-// since renders an instant as an offset from the go signal, e.g. "+1.3s".
+// since renders an instant as an offset from the go signal, e.g. "+1.3s"
+// or, within the first second, "+30.0ms".
 func (x *index) since(at int64) string {
-	return fmt.Sprintf("%+.1fs", float64(at-x.in.GoAt)/1e9)
+	d := at - x.in.GoAt
+	if d > -1e9 && d < 1e9 {
+		return fmt.Sprintf("%+.1fms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%+.1fs", float64(d)/1e9)
 }
 
 // troubleAt says when and how server first failed, e.g. "postgresql became

@@ -239,7 +239,7 @@ func TestCheckIntegrity(t *testing.T) {
 			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 160, 165, 2).input(2, 2, 0).
 				with(func(in *Input) {
 					in.Mode, in.LockTTL, in.Integrity = "lock-only", 150_000_000, []history.Problem{historyCut}
-				}),
+				}).with(paused("p0-g1-a0", 11, 390)),
 			wantStatus: Unknown,
 			want:       historyCut.Detail,
 			note:       "not counted, as history.jsonl changed after the run: mutual-exclusion: ",

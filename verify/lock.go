@@ -56,14 +56,20 @@ func Overlaps(attempts []history.Attempt) []Overlap {
 }
 
 // mutualExclusion fails for overlapping lock holders where the lock is the
-// only guarantee (lock-only). In lock-plus-update and fenced the database
-// keeps the ledger right however the lock behaves, so overlaps there are
-// noted, not failed (see notes).
+// only guarantee (lock-only), unless the world caused the overlap (a host
+// stall, a server that lost the key: see worldGaps). In lock-plus-update
+// and fenced the database keeps the ledger right however the lock behaves,
+// so overlaps there are noted, not failed (see notes).
 func (x *index) mutualExclusion() []Violation {
 	if x.in.Mode != string(scenarios.LockOnly) {
 		return nil
 	}
-	overlaps := Overlaps(x.in.Attempts)
+	var overlaps []Overlap
+	for _, o := range x.overlaps {
+		if !o.cause.world() {
+			overlaps = append(overlaps, o.Overlap)
+		}
+	}
 	var out []Violation
 	for i, o := range overlaps {
 		if i == maxOverlapViolations {
@@ -79,14 +85,26 @@ func (x *index) mutualExclusion() []Violation {
 	return out
 }
 
-// overlapNote tells of overlaps the database backstop made harmless.
+// overlapNote tells of overlaps that are not violations: those the
+// database backstop made harmless, and in lock-only those the world caused
+// while the strategy was caught anyway.
 func (x *index) overlapNote() string {
-	if x.in.Mode == string(scenarios.LockOnly) {
+	n := len(x.overlaps)
+	switch {
+	case n == 0, x.worldBroke():
 		return ""
-	}
-	n := len(Overlaps(x.in.Attempts))
-	if n == 0 {
-		return ""
+	case x.in.Mode == string(scenarios.LockOnly):
+		world := 0
+		for _, o := range x.overlaps {
+			if o.cause.world() {
+				world++
+			}
+		}
+		if world == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%s of lock holders overlapped because of the host or a server, not the strategy or an injected fault; they are not counted as mutual-exclusion violations",
+			plural(world, "pair", "pairs"))
 	}
 	return fmt.Sprintf("the lock was not exclusive: %s of holders overlapped in their critical sections; "+
 		"the database backstop of %s kept the ledger right", plural(n, "pair", "pairs"), x.in.Mode)

@@ -116,6 +116,9 @@ type Verdict struct {
 	Sold int `json:"sold"`
 	// Oversold is max(0, Sold - Seats).
 	Oversold int `json:"oversold"`
+	// LedgerUnread is set when the ledger could not be read back: Sold and
+	// Oversold then count nothing.
+	LedgerUnread bool `json:"ledger_unread,omitempty"`
 	// Violations lists every failed check, in check order.
 	Violations []Violation `json:"violations,omitempty"`
 	// Notes holds facts that are not violations but a user should know,
@@ -143,9 +146,10 @@ type Verdict struct {
 func Check(in Input) Verdict {
 	idx := newIndex(in)
 	v := Verdict{
-		Seats:    in.Seats,
-		Sold:     len(in.Sales),
-		Oversold: max(0, len(in.Sales)-in.Seats),
+		Seats:        in.Seats,
+		Sold:         len(in.Sales),
+		Oversold:     max(0, len(in.Sales)-in.Seats),
+		LedgerUnread: in.LedgerUnread != "",
 	}
 	v.Violations = idx.violations()
 	idx.addStories(v.Violations)

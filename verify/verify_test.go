@@ -201,14 +201,96 @@ func TestCheck(t *testing.T) {
 			wantSummary: `unknown: 1 attempt has an unrecognised outcome: p9-g1 ("timeout")`,
 		},
 		{
+			name: "ledger-unread-is-not-judged",
+			in: new(race).sold(1, 3).refused(2, history.SoldOut).input(3, 3, 0).with(func(in *Input) {
+				in.Sales, in.Sector = nil, nil
+				in.LedgerUnread = "read ledger: dial tcp 127.0.0.1:5432: connect: connection refused"
+				in.Outages = []history.Outage{{Server: history.ServerPostgreSQL, From: 1_300_000_000, Err: "EOF"}}
+			}),
+			wantStatus: Unknown,
+			wantSummary: "unknown: postgresql became unreachable at +1.3s (EOF) and the ledger could not be read back " +
+				"(read ledger: dial tcp 127.0.0.1:5432: connect: connection refused), so oversell, conservation, double-sold, missing-sale, phantom-sale and stuck-lock were not judged",
+		},
+		{
+			name: "infrastructure-errors-are-not-the-strategys",
+			in: new(race).sold(1, 3).refused(2, history.Error).input(4, 4, 1).with(func(in *Input) {
+				for i := 3; i < 5; i++ {
+					in.Attempts[i].Infra, in.Attempts[i].Err, in.Attempts[i].Complete = history.ServerRedis, "dial tcp: connection refused", 1_500_000_000
+				}
+			}),
+			wantStatus:  Unknown,
+			wantSummary: "unknown: redis became unreachable at +1.5s (dial tcp: connection refused): 2 attempts ended in an infrastructure error, so the strategy was not judged on them",
+		},
+		{
+			name: "infrastructure-errors-under-a-fault-that-explains-them",
+			in: new(race).sold(1, 3).refused(1, history.Error).input(3, 3, 0).with(func(in *Input) {
+				in.Fault, in.Attempts[3].Infra = "partition", history.ServerPostgreSQL
+			}),
+			wantStatus:  Valid,
+			wantSummary: "valid: 3/3 sold",
+		},
+		{
+			name: "oversell-read-back-after-an-outage-stands",
+			in: oversold().input(100, 100, 0).with(func(in *Input) {
+				in.Outages = []history.Outage{{Server: history.ServerPostgreSQL, From: 1_300_000_000, To: 4_300_000_000, Err: "EOF"}}
+			}),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: oversell (sold 103 of 100), conservation (available 0 + 103 sale rows = 103, not the capacity 100), double-sold (2 seats: 7, 42)",
+		},
+		{
+			name: "acknowledged-sales-a-failing-postgresql-lost",
+			in: new(race).sold(1, 9).attempt("p9-g1", history.Sold, 10).input(10, 10, 1).with(func(in *Input) {
+				in.Outages = []history.Outage{{Server: history.ServerPostgreSQL, From: 1_300_000_000, To: 4_300_000_000, Err: "EOF"}}
+			}),
+			wantStatus: Unknown,
+			wantSummary: "unknown: postgresql became unreachable at +1.3s (EOF), and 1 attempt told it got a seat has no ledger row: " +
+				"a server that fails can lose commits it acknowledged, so missing-sale was not judged",
+		},
+		{
 			// The lock-only holder of seat 1 paused past its TTL; the next
 			// holder read the same count and sold the same seat.
 			name: "lock-only-overlap",
 			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 160, 165, 1).
 				locked("p1-g3-a0", 1, 170, 175, 2).
-				input(3, 3, 1).with(func(in *Input) { in.Mode, in.LockTTL = "lock-only", 150_000_000 }),
+				input(3, 3, 1).with(lockOnly).with(paused("p0-g1-a0", 11, 390)),
 			wantStatus:  Invalid,
 			wantSummary: "invalid: conservation (available 1 + 3 sale rows = 4, not the capacity 3), double-sold (1 seat: 1), mutual-exclusion (2 overlapping pairs of holders)",
+		},
+		{
+			name: "lock-only-host-stall-is-not-judged",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 160, 165, 1).
+				locked("p1-g3-a0", 1, 170, 175, 2).
+				input(3, 3, 1).with(lockOnly),
+			wantStatus: Unknown,
+			wantSummary: "unknown: host stall of 240.0ms past a TTL of 150.0ms, not injected: p0-g1-a0 worked on after its lock expired and p1-g2-a0 took the lock at +160.0ms (and 1 more such overlap), " +
+				"so oversell, conservation, double-sold and mutual-exclusion were not judged",
+		},
+		{
+			name: "lock-only-overlap-within-the-ttl-is-the-strategys",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 20, 25, 1).
+				input(2, 2, 1).with(lockOnly),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: conservation (available 1 + 2 sale rows = 3, not the capacity 2), double-sold (1 seat: 1), mutual-exclusion (1 overlapping pair of holders)",
+		},
+		{
+			name: "lock-only-key-lost-by-a-failing-redis-is-not-judged",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 60, 65, 1).
+				input(2, 2, 1).with(lockOnly).with(func(in *Input) {
+				in.Outages = []history.Outage{{Server: history.ServerRedis, From: 30_000_000, To: 50_000_000, Err: "EOF"}}
+			}),
+			wantStatus: Unknown,
+			wantSummary: "unknown: redis became unreachable at +30.0ms (EOF), not injected: the lock p0-g1-a0 held vanished and p1-g2-a0 took it at +60.0ms, " +
+				"so oversell, conservation, double-sold and mutual-exclusion were not judged",
+		},
+		{
+			name: "lock-only-network-fault-window-is-injected",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 160, 165, 2).
+				input(2, 2, 0).with(lockOnly).with(func(in *Input) {
+				in.Fault = "net-delay"
+				in.Faults = []history.FaultEvent{{Fault: "net-delay", Proc: -1, Goroutine: -1, Start: 5_000_000, End: 455_000_000, Detail: "delayed"}}
+			}),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: mutual-exclusion (1 overlapping pair of holders)",
 		},
 		{
 			name: "lock-plus-update-overlap-is-a-note",

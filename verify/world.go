@@ -1,0 +1,151 @@
+package verify
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// cause is why two holders overlapped: why the lock stopped being
+// exclusive.
+type cause int
+
+const (
+	// byStrategy: nothing outside the strategy explains the overlap (a
+	// lock released by someone else, a lock on the wrong key, …).
+	byStrategy cause = iota
+	// byFault: an injected fault touched the earlier holder.
+	byFault
+	// byStall: the earlier holder's lock expired while it worked, and no
+	// fault was injected on it: the host stalled it past its TTL.
+	byStall
+	// byOutage: the lock vanished within its TTL while Redis was failing,
+	// and no fault was injected: the server lost the key.
+	byOutage
+)
+
+// world reports whether the world, not the strategy or an injected fault,
+// caused the overlap.
+func (c cause) world() bool { return c == byStall || c == byOutage }
+
+// overlap is a pair of holders whose critical sections overlapped, and why.
+type overlap struct {
+	Overlap
+	cause cause
+}
+
+// classify finds every overlap of the run with its cause.
+func (x *index) classify() []overlap {
+	found := Overlaps(x.in.Attempts)
+	out := make([]overlap, len(found))
+	for i, o := range found {
+		out[i] = overlap{Overlap: o, cause: x.causeOf(o)}
+	}
+	return out
+}
+
+// causeOf says why the second holder of o could take the lock the first
+// still used.
+func (x *index) causeOf(o Overlap) cause {
+	a, b := o.First, o.Second
+	switch {
+	case x.injectedOn(a):
+		return byFault
+	case x.expiredBefore(a, b):
+		return byStall
+	case x.redisFailedBetween(a.LockAcquired, b.LockAcquired):
+		return byOutage
+	}
+	return byStrategy
+}
+
+// injectedOn reports whether an injected fault touched holder a: a fault
+// event on its request, or a fault window (network faults) open during its
+// critical section.
+func (x *index) injectedOn(a history.Attempt) bool {
+	from, to, _ := criticalSection(a)
+	for _, f := range x.in.Faults {
+		end := max(f.End, f.Start)
+		if f.RequestID == a.RequestID || (f.RequestID == "" && f.Start <= to && end >= from) {
+			return true
+		}
+	}
+	return false
+}
+
+// expiredBefore reports whether a's lock had outlived its TTL when b took
+// it. a's stamp is taken after its acquisition returned, so a lock can
+// expire up to one round trip earlier than stamp + TTL: a tenth of the TTL,
+// at most 50 ms, is allowed for it.
+func (x *index) expiredBefore(a, b history.Attempt) bool {
+	ttl := int64(x.in.LockTTL)
+	if ttl <= 0 {
+		return false
+	}
+	slack := min(ttl/10, int64(50*time.Millisecond))
+	return b.LockAcquired >= a.LockAcquired+ttl-slack
+}
+
+// redisFailedBetween reports whether Redis was seen failing between two
+// instants: an outage the health checks saw, or an attempt's
+// infrastructure error from it.
+func (x *index) redisFailedBetween(from, to int64) bool {
+	for _, o := range x.in.Outages {
+		if o.Server == history.ServerRedis && o.From <= to && (o.To == 0 || o.To >= from) {
+			return true
+		}
+	}
+	for _, a := range x.in.Attempts {
+		if a.Infra == history.ServerRedis && a.Complete >= from && a.Complete <= to {
+			return true
+		}
+	}
+	return false
+}
+
+// worldBroke reports whether, in lock-only, the lock stopped being
+// exclusive only because of the world: every overlap has a world cause. The
+// oversells, double sales and lost updates such a run shows are then the
+// world's doing too, and are not judged.
+func (x *index) worldBroke() bool {
+	if x.in.Mode != string(scenarios.LockOnly) || len(x.overlaps) == 0 {
+		return false
+	}
+	for _, o := range x.overlaps {
+		if !o.cause.world() {
+			return false
+		}
+	}
+	return true
+}
+
+// worldChecks names the checks a world-broken lock leaves unjudged.
+const worldChecks = "oversell, conservation, double-sold and mutual-exclusion"
+
+// worldGaps tells, in one line, how the world broke the lock of a
+// lock-only run: the first such overlap, and how many more.
+func (x *index) worldGaps() []string {
+	if !x.worldBroke() {
+		return nil
+	}
+	o := x.overlaps[0]
+	more := ""
+	if n := len(x.overlaps) - 1; n > 0 {
+		more = fmt.Sprintf(" (and %s)", plural(n, "more such overlap", "more such overlaps"))
+	}
+	return []string{fmt.Sprintf("%s%s, so %s were not judged", x.worldStory(o), more, worldChecks)}
+}
+
+// worldStory says what the world did in one overlap.
+func (x *index) worldStory(o overlap) string {
+	a, b := o.First, o.Second
+	if o.cause == byStall {
+		over := a.DBEnd - a.LockAcquired - int64(x.in.LockTTL)
+		return fmt.Sprintf("host stall of %s past a TTL of %s, not injected: %s worked on after its lock expired and %s took the lock at %s",
+			ms(max(over, 0)), ms(int64(x.in.LockTTL)), a.RequestID, b.RequestID, x.since(b.LockAcquired))
+	}
+	return fmt.Sprintf("%s, not injected: the lock %s held vanished and %s took it at %s",
+		x.troubleAt(history.ServerRedis), a.RequestID, b.RequestID, x.since(b.LockAcquired))
+}
