@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Fault is a failure hammer injects during a race. Faults are driven by the
@@ -101,18 +102,34 @@ func (f Fault) MinHolders() int {
 	return 0
 }
 
-// ExpiresLock reports whether the fault works by making a lock outlive its
-// TTL (a pause, a stop, a slow critical section or network, a crash that
-// leaves the lock to expire, a late release). Such a fault needs a TTL as
-// short as the fault is long; every other race gets a TTL longer than any
-// plausible stall of the host, so that a busy machine never expires a lock
-// nobody meant to expire.
+// ExpiresLock reports whether the fault needs the lock to expire: it makes
+// a holder outlive its TTL (a pause, a stop, a slow critical section or
+// network, a late release) or leaves a lock only expiry frees (a holder
+// killed, or cut off from Redis before it could release). Such a fault
+// needs a TTL as short as the fault is long; every other race gets a TTL
+// longer than any plausible stall of the host, so that a busy machine
+// never expires a lock nobody meant to expire.
 func (f Fault) ExpiresLock() bool {
 	switch f {
-	case Pause, PauseStop, ShortTTL, NetDelay, Crash, SlowRelease:
+	case Pause, PauseStop, ShortTTL, NetDelay, Partition, Crash, SlowRelease:
 		return true
 	}
 	return false
+}
+
+// StallProofTTL is the lock TTL of every race whose fault does not need the
+// lock to expire: longer than any stall a busy host plausibly inflicts on
+// a lock holder, so that no lock expires that nobody meant to expire.
+const StallProofTTL = 10 * time.Second
+
+// LockTTL is the lock TTL of a race under the fault when none is asked
+// for: short, the fault's own time scale, for a fault that works by
+// expiring the lock; StallProofTTL otherwise.
+func (f Fault) LockTTL(short time.Duration) time.Duration {
+	if f.ExpiresLock() {
+		return short
+	}
+	return StallProofTTL
 }
 
 // Proxied reports whether the fault needs the TCP proxy between the workers

@@ -33,11 +33,6 @@ type raceFlags struct {
 	lockTTLSet        bool // --lock-ttl was given
 }
 
-// stallProofTTL is the lock TTL of every race whose fault does not need the
-// lock to expire: longer than any stall a busy host plausibly inflicts on a
-// lock holder, so that no lock expires that nobody meant to expire.
-const stallProofTTL = 10 * time.Second
-
 // loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
 // 100 seats; faults that expire the lock do it with a 500 ms TTL.
 func loadDefaults() raceFlags {
@@ -61,7 +56,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.IntVar(&f.seats, "seats", d.seats, "`seats` in the sector")
 	fs.IntVar(&f.pool, "pool", d.pool, "PostgreSQL `connections` per worker process")
 	fs.DurationVar(&f.lockTTL, "lock-ttl", 0, fmt.Sprintf("lock `TTL` of every race (default %s, or %s under a fault that needs the lock to expire)",
-		stallProofTTL, d.faultTTL))
+		scenarios.StallProofTTL, d.faultTTL))
 	fs.DurationVar(&f.lockWait, "lock-wait", d.lockWait, "how long a contender waits for the lock before giving up")
 	fs.DurationVar(&f.timeout, "timeout", d.timeout, "longest a race may take; past it the verdict is unknown")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one and records it)")
@@ -105,15 +100,12 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// ttlFor is the lock TTL of a race under fault.
+// ttlFor is the lock TTL of a race under fault: --lock-ttl, or the fault's own.
 func (f *raceFlags) ttlFor(fault scenarios.Fault) time.Duration {
-	switch {
-	case f.lockTTLSet:
+	if f.lockTTLSet {
 		return f.lockTTL
-	case fault.ExpiresLock():
-		return f.faultTTL
 	}
-	return stallProofTTL
+	return fault.LockTTL(f.faultTTL)
 }
 
 // pauseFor is how long a pause, a stop, injected latency or a network
