@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# gate-repeat.sh [N]: run `hammer gate` N times (default 20) on one machine
-# and check that every run gives the same verdict for every cell. Prints one
-# line per run (exit code, wall time, a digest of the verdicts) and a summary;
-# exits non-zero if any run failed or the verdicts differed.
+# gate-repeat.sh [N] [hammer gate flags...]: run `hammer gate` N times
+# (default 20) on one machine and check that every run exits 0 with the same
+# verdict for every cell. Prints one line per run (exit code, wall time, a
+# digest of the verdicts) and a summary; exits non-zero if any run failed or
+# the verdicts differed.
 #
-# Extra flags for hammer gate can follow N, e.g.: gate-repeat.sh 5 --stack local
+# HOG=K runs K CPU busy loops (sh -c 'while :; do :; done') beside the gate
+# for the whole series, the load of a shared CI runner; they are stopped on
+# every exit path.
+#
+# Example: HOG=2 scripts/gate-repeat.sh 20 --stack local
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 n=${1:-20}
 shift || true
+hog=${HOG:-0}
 out="results/gate-repeat-$(date -u +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
 go build -o bin/hammer ./cmd/hammer
+
+hogs=()
+stop_hogs() { [[ ${#hogs[@]} -eq 0 ]] || kill "${hogs[@]}" 2>/dev/null || true; }
+trap stop_hogs EXIT
+for _ in $(seq 1 "$hog"); do
+  sh -c 'while :; do :; done' &
+  hogs+=($!)
+done
 
 first="" same=0 failed=0 times=()
 for i in $(seq 1 "$n"); do
@@ -33,8 +47,8 @@ for i in $(seq 1 "$n"); do
 done
 
 sorted=$(printf '%s\n' "${times[@]}" | sort -n)
-printf '\n%d of %d runs gave the verdicts of run 1 (%d cells, see %s/verdicts.txt); %d runs exited non-zero\n' \
-  "$same" "$n" "$(wc -l < "$out/verdicts.txt")" "$out" "$failed"
+printf '\n%d of %d runs gave the verdicts of run 1 (%d cells, see %s/verdicts.txt); %d runs exited non-zero; %d CPU busy loops ran beside them\n' \
+  "$same" "$n" "$(wc -l < "$out/verdicts.txt")" "$out" "$failed" "$hog"
 secs() { printf '%d.%ds' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 printf 'wall time: min %s, median %s, max %s\n' \
   "$(secs "$(echo "$sorted" | head -1)")" "$(secs "$(echo "$sorted" | sed -n "$(( (n + 1) / 2 ))p")")" "$(secs "$(echo "$sorted" | tail -1)")"

@@ -49,6 +49,10 @@ type Options struct {
 	Timeout time.Duration
 	// ReadyTimeout bounds how long workers may take to connect and warm up.
 	ReadyTimeout time.Duration
+	// ReadBackWait is how long the read-back after the race keeps trying
+	// while PostgreSQL fails (default 15 s): a server that comes back in
+	// time is read, so an oversell it holds is still counted.
+	ReadBackWait time.Duration
 	Seed         uint64
 	Keep         bool // leave the schema and keys in place after the race
 	// PauseFor is how long a pause, a stop or injected latency lasts
@@ -107,6 +111,9 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if o.PauseFor == 0 {
 		o.PauseFor = 3 * o.LockTTL
 	}
+	if o.ReadBackWait == 0 {
+		o.ReadBackWait = defaultReadBackWait
+	}
 	name := o.Scenario.Name
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
@@ -155,7 +162,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
-	back := readBack(ctx, o.PGURL, schema, name)
+	back := readBack(ctx, o.PGURL, schema, name, o.ReadBackWait)
 	res.Run.Outages = watch.Stop()
 	res.Sales, res.Sector = back.sales, back.sector
 	if back.ledgerErr != nil {
@@ -220,10 +227,9 @@ func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
 	return gaps
 }
 
-// readBackWait is how long the read-back after a race keeps trying while
-// PostgreSQL fails: a server that restarts is read once it is back, so an
-// oversell it holds is still counted.
-const readBackWait = 15 * time.Second
+// defaultReadBackWait is how long the read-back after a race keeps trying
+// while PostgreSQL fails, unless Options say otherwise.
+const defaultReadBackWait = 15 * time.Second
 
 // readBackResult is what was read back after a race, and what could not be.
 type readBackResult struct {
@@ -234,10 +240,10 @@ type readBackResult struct {
 }
 
 // readBack reads the ledger and the final sector row after the race,
-// trying again for up to readBackWait while PostgreSQL fails. An
-// interrupted race gets one try.
-func readBack(ctx context.Context, pgURL, schema, run string) readBackResult {
-	deadline := time.Now().Add(readBackWait)
+// trying again for up to wait while PostgreSQL fails. An interrupted race
+// gets one try.
+func readBack(ctx context.Context, pgURL, schema, run string, wait time.Duration) readBackResult {
+	deadline := time.Now().Add(wait)
 	for {
 		r := readBackOnce(ctx, pgURL, schema, run)
 		err := r.ledgerErr

@@ -39,6 +39,7 @@ func plants() map[string]driver.Plant {
 		"update-without-condition": func(c *strategy.Contender, d strategy.Deps) {
 			c.Sell = unconditionalSell(d.Store)
 		},
+		"host-stall": stallThirdSale,
 		"lock-per-process": func(c *strategy.Contender, d strategy.Deps) {
 			l := redisLock(d)
 			l.Key = fmt.Sprintf("%s:proc:%d", l.Key, os.Getpid())

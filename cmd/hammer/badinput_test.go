@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
+)
+
+// TestBadInput: bad usage and races that cannot fit fail before anything
+// starts: one line on stderr that points at the command's help, exit 2,
+// and no results folder, schema or key left behind.
+func TestBadInput(t *testing.T) {
+	nonEmpty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(nonEmpty, "keep.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ext := []string{"--stack", "external"}
+	tests := []struct {
+		name   string
+		args   []string
+		want   string
+		server bool // race against the shared stack: the check needs the servers
+	}{
+		{name: "unknown mode", args: []string{"run", "--mode", "optimistic"}, want: `unknown mode "optimistic"`},
+		{name: "missing mode", args: []string{"run"}, want: "--mode is required"},
+		{name: "flag typo", args: []string{"run", "--mdoe", "none"}, want: "flag provided but not defined: -mdoe (see hammer run -h)"},
+		{name: "zero seats", args: []string{"run", "--mode", "none", "--seats", "0"}, want: "--seats must be at least 1"},
+		{name: "seats past the column type", args: []string{"run", "--mode", "none", "--seats", "2147483648"}, want: "at most 2147483647"},
+		{name: "zero procs", args: []string{"load", "--procs", "0"}, want: "--procs must be at least 1"},
+		{name: "negative goroutines", args: []string{"run", "--mode", "none", "--goroutines", "-3"}, want: "--goroutines must be at least 1"},
+		{name: "lock TTL under a millisecond", args: []string{"run", "--mode", "lock-only", "--lock-ttl", "1ns"}, want: "--lock-ttl must be at least 1ms"},
+		{name: "zero timeout", args: []string{"run", "--mode", "none", "--timeout", "0s"}, want: "--timeout must be at least 1ms, got 0s"},
+		{name: "infinite rate", args: []string{"run", "--mode", "none", "--rate", "Inf", "--duration", "1s"}, want: "a positive finite rate"},
+		{name: "rate without duration", args: []string{"run", "--mode", "none", "--rate", "10"}, want: "--rate and --duration go together"},
+		{name: "extend without a lock", args: []string{"run", "--mode", "update-only", "--extend"}, want: "--extend needs a mode with a lock"},
+		{name: "too few contenders for the fault", args: []string{"run", "--mode", "lock-only", "--fault", "pause", "--seats", "1000000000", "--procs", "1", "--goroutines", "3"},
+			want: "the pause fault strikes 2 chosen lock holders and needs at least 7 contenders"},
+		{name: "more attempts than memory", args: []string{"run", "--mode", "none", "--attempts", "100000"}, want: "of memory"},
+		{name: "more requests than memory", args: []string{"run", "--mode", "none", "--rate", "1e8", "--duration", "1s"}, want: "of memory"},
+		{name: "unknown stack", args: []string{"load", "--stack", "kubernetes"}, want: "unknown stack kind"},
+		{name: "malformed redis url", args: append([]string{"run", "--mode", "none", "--redis-url", "http://nope", "--pg-url", "postgres://u@127.0.0.1:1/db"}, ext...), want: "redis"},
+		{name: "malformed pg url", args: append([]string{"run", "--mode", "none", "--redis-url", "redis://127.0.0.1:1/0", "--pg-url", "postgres://u@[bad"}, ext...), want: "postgres"},
+		{name: "non-empty out", args: []string{"run", "--mode", "none", "--out", nonEmpty}, want: "already holds files"},
+		{name: "out that cannot be made", args: []string{"run", "--mode", "none", "--out", "/proc/hammer-results"}, want: "--out /proc/hammer-results"},
+		{name: "more connections than postgresql allows", args: []string{"run", "--mode", "none", "--procs", "500"}, want: "max_connections", server: true},
+		{name: "unknown command", args: []string{"race"}, want: `unknown command "race"`},
+		{name: "verify without folder", args: []string{"verify"}, want: "want exactly one results folder"},
+		{name: "verify missing folder", args: []string{"verify", filepath.Join(nonEmpty, "nope")}, want: "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := tt.args
+			if tt.server {
+				args = append(args, stackArgs(t)...)
+			}
+			failsBeforeAnything(t, args, exitUsage, tt.want)
+		})
+	}
+}
+
+// TestServerLimits: a race the servers cannot hold — Redis maxclients,
+// a PostgreSQL role that may not create schemas — fails before anything
+// is created, naming the setting and what is needed.
+func TestServerLimits(t *testing.T) {
+	st := stacktest.Get(t)
+	ctx := context.Background()
+	t.Run("redis maxclients", func(t *testing.T) {
+		rdb := redisClient(t, st.RedisURL)
+		was, err := rdb.ConfigGet(ctx, "maxclients").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rdb.ConfigSet(ctx, "maxclients", "60").Err(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rdb.ConfigSet(context.Background(), "maxclients", was["maxclients"]) })
+		args := append([]string{"run", "--mode", "lock-only", "--procs", "2", "--goroutines", "50"}, stackArgs(t)...)
+		failsBeforeAnything(t, args, exitUsage, "redis maxclients is 60")
+	})
+	t.Run("postgresql role without CREATE", func(t *testing.T) {
+		conn, err := pgx.Connect(ctx, st.PGURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		role := fmt.Sprintf("hammer_test_nocreate_%d", os.Getpid())
+		if _, err := conn.Exec(ctx, "CREATE ROLE "+role+" LOGIN"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Exec(context.Background(), "DROP ROLE "+role) })
+		cfg, err := pgx.ParseConfig(st.PGURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pgURL := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
+		args := []string{"run", "--mode", "update-only", "--stack", "external", "--redis-url", st.RedisURL, "--pg-url", pgURL}
+		failsBeforeAnything(t, args, exitUsage, "may not create schemas")
+	})
+}
+
+// TestGateNoCellRan: a gate whose every cell was skipped has not passed.
+func TestGateNoCellRan(t *testing.T) {
+	matrix := filepath.Join(t.TempDir(), "failover.matrix")
+	if err := os.WriteFile(matrix, []byte("lock-only failover unsafe\nfenced failover safe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failsBeforeAnything(t, append([]string{"gate", "--matrix", matrix}, stackArgs(t)...), exitInfra, "no cell ran")
+}
+
+// failsBeforeAnything runs hammer with args (plus --quiet and a fresh
+// --out unless given) and checks the exit code, one line on stderr holding
+// want, and that no results folder, schema or key was left behind.
+func failsBeforeAnything(t *testing.T, args []string, wantCode int, want string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "results", "out")
+	if args[0] != "verify" && args[0] != "race" {
+		args = append(args, "--quiet")
+		if !strings.Contains(strings.Join(args, " "), "--out") {
+			args = append(args, "--out", out)
+		}
+	}
+	before := leftovers(t)
+	code, _, stderr := hammer(t, args...)
+	if code != wantCode {
+		t.Errorf("exit %d, want %d; stderr: %s", code, wantCode, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want one line containing %q", stderr, want)
+	}
+	if _, err := os.Stat(filepath.Dir(out)); err == nil {
+		t.Errorf("a results folder was left at %s", filepath.Dir(out))
+	}
+	if after := leftovers(t); after != before {
+		t.Errorf("hammer schemas and keys: %s before, %s after", before, after)
+	}
+}
+
+// leftovers counts the hammer schemas and keys on the shared stack.
+func leftovers(t *testing.T) string {
+	t.Helper()
+	st := stacktest.Get(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, st.PGURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var schemas int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'hammer\_%'`).Scan(&schemas); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := redisClient(t, st.RedisURL).Keys(ctx, "hammer:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%d schemas and %d keys", schemas, len(keys))
+}
+
+// redisClient connects to the Redis at url for the test's duration.
+func redisClient(t *testing.T, url string) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// startHammer starts this test binary as the hammer command with args, in
+// a process group of its own (as a shell starts a job), and returns it
+// with its stdout and stderr.
+func startHammer(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), envTestMain+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	return cmd, &stdout, &stderr
+}
+
+// children returns the pids and states ("R", "S", "T" …) of parent's child
+// processes.
+func children(parent int) map[int]string {
+	out := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces, so cut at the last ')'.
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(parent) {
+			out[pid] = fields[0]
+		}
+	}
+	return out
+}
+
+// waitFor polls cond every 20 ms for up to limit.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("gave up waiting for %s after %s", what, limit)
+}
+
+// exitCode waits for cmd and returns its exit code and how long that took.
+func exitCode(t *testing.T, cmd *exec.Cmd) (int, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	err := cmd.Wait()
+	took := time.Since(start)
+	if err == nil {
+		return 0, took
+	}
+	exit, ok := err.(*exec.ExitError)
+	if !ok {
+		t.Fatal(err)
+	}
+	return exit.ExitCode(), took
+}
+
+// TestStopSignals: SIGINT and SIGHUP (a closed terminal), as SIGTERM, while a
+// worker is held in SIGSTOP by the pause-stop fault, with a 10 s TTL (so
+// 30 s of pause): hammer stops every worker and has saved the records
+// within 2 s, exits 3, its folder marked interrupted, no worker left.
+func TestStopSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			cmd, stdout, stderr := startHammer(t, append([]string{"run", "--mode", "lock-only", "--fault", "pause-stop",
+				"--lock-ttl", "10s", "--procs", "2", "--goroutines", "20", "--seats", "20", "--quiet", "--out", out}, stackArgs(t)...)...)
+			pid := cmd.Process.Pid
+			var workers map[int]string
+			waitFor(t, 30*time.Second, "a worker stopped by the fault", func() bool {
+				workers = children(pid)
+				return anyIn(workers, "T")
+			})
+			_ = syscall.Kill(-pid, sig) // the whole job, as a terminal does
+			sent := time.Now()
+			waitFor(t, 2*time.Second, "the records saved after "+sig.String(), func() bool {
+				_, err := os.Stat(filepath.Join(out, history.ManifestFile))
+				return err == nil
+			})
+			saved := time.Since(sent)
+			// The charts come last; the race detector makes them slow.
+			code, took := exitCode(t, cmd)
+			if code != exitInfra {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, stdout, stderr)
+			}
+			if took += saved; took > 15*time.Second {
+				t.Errorf("took %s to exit after %s, want a prompt exit, not a wait for the 30 s pause", took, sig)
+			}
+			for w := range workers {
+				if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(w))); err == nil {
+					t.Errorf("worker %d outlived hammer", w)
+				}
+			}
+			f, err := history.Load(out)
+			if err != nil {
+				t.Fatalf("the interrupted run left no readable folder: %v", err)
+			}
+			if len(f.Manifest.Runs) != 1 || !strings.Contains(strings.Join(f.Manifest.Runs[0].Incomplete, "; "), "interrupted") {
+				t.Errorf("the folder is not marked interrupted: %+v", f.Manifest.Runs)
+			}
+		})
+	}
+}
+
+// TestSecondInterruptExitsAtOnce: a second Ctrl-C does not wait for the
+// clean-up the first one started.
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	cmd, _, stderr := startHammer(t, append([]string{"run", "--mode", "lock-only", "--fault", "pause-stop",
+		"--lock-ttl", "10s", "--procs", "2", "--goroutines", "20", "--seats", "20", "--quiet", "--out", out}, stackArgs(t)...)...)
+	pid := cmd.Process.Pid
+	waitFor(t, 30*time.Second, "a worker stopped by the fault", func() bool { return anyIn(children(pid), "T") })
+	_ = syscall.Kill(pid, syscall.SIGINT)
+	time.Sleep(100 * time.Millisecond) // two signals sent at once arrive as one
+	_ = syscall.Kill(pid, syscall.SIGINT)
+	code, took := exitCode(t, cmd)
+	if code != exitInfra || !strings.Contains(stderr.String(), "exiting at once") {
+		t.Errorf("exit %d, stderr %q; want %d and 'exiting at once'", code, stderr, exitInfra)
+	}
+	if took > 2*time.Second {
+		t.Errorf("took %s to exit after the second interrupt", took)
+	}
+}
+
+// anyIn reports whether any process in states is in state s.
+func anyIn(states map[int]string, s string) bool {
+	for _, st := range states {
+		if st == s {
+			return true
+		}
+	}
+	return false
+}
