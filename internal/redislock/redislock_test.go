@@ -91,3 +91,22 @@ func TestAcquireTimesOut(t *testing.T) {
 		t.Fatalf("Acquire on a held lock: %v, want ErrTimeout", err)
 	}
 }
+
+// TestAcquireGivesUpOnADeadRedis: a Redis that refuses every connection
+// fails the wait after Backoff.GiveUp, with the connection error, instead
+// of retrying for the whole lock wait.
+func TestAcquireGivesUpOnADeadRedis(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	defer rdb.Close()
+	b := redislock.DefaultBackoff()
+	b.GiveUp = 200 * time.Millisecond
+	l := redislock.New(rdb, b)
+	start := time.Now()
+	_, err := l.Acquire(context.Background(), "hammer:test:dead", time.Second, time.Minute, nil)
+	if err == nil || errors.Is(err, redislock.ErrTimeout) {
+		t.Fatalf("Acquire = %v, want the connection error", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("gave up after %s, want about %s", d, b.GiveUp)
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// TestLockTTL: a fault that needs the lock to expire races with the short
+// fault TTL, every other race with a TTL no host stall outlives, and
+// --lock-ttl overrides both; faults last three of their TTLs.
+func TestLockTTL(t *testing.T) {
+	gate := gateDefaults()
+	given := gateDefaults()
+	given.lockTTL, given.lockTTLSet = time.Second, true
+	tests := []struct {
+		name         string
+		f            raceFlags
+		fault        scenarios.Fault
+		wantTTL      time.Duration
+		wantPauseFor time.Duration
+	}{
+		{"no fault", gate, scenarios.NoFault, scenarios.StallProofTTL, 450 * time.Millisecond},
+		{"duplicate", gate, scenarios.Duplicate, scenarios.StallProofTTL, 450 * time.Millisecond},
+		{"lock loss", gate, scenarios.LockLoss, scenarios.StallProofTTL, 450 * time.Millisecond},
+		{"pause", gate, scenarios.Pause, 150 * time.Millisecond, 450 * time.Millisecond},
+		{"crash", gate, scenarios.Crash, 150 * time.Millisecond, 450 * time.Millisecond},
+		{"partition", gate, scenarios.Partition, 150 * time.Millisecond, 450 * time.Millisecond},
+		{"run pause", loadDefaults(), scenarios.Pause, 500 * time.Millisecond, 1500 * time.Millisecond},
+		{"given, no fault", given, scenarios.NoFault, time.Second, 3 * time.Second},
+		{"given, pause", given, scenarios.Pause, time.Second, 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.f.ttlFor(tt.fault); got != tt.wantTTL {
+				t.Errorf("ttlFor(%q) = %s, want %s", tt.fault, got, tt.wantTTL)
+			}
+			if got := tt.f.pauseFor(tt.fault); got != tt.wantPauseFor {
+				t.Errorf("pauseFor(%q) = %s, want %s", tt.fault, got, tt.wantPauseFor)
+			}
+		})
+	}
+}
+
+// TestResultsDir: the folder is made with its missing parents and test
+// written; discard removes what was made while it is empty, and nothing
+// that holds files or existed before.
+func TestResultsDir(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "results", "run")
+	r, err := makeResultsDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("made %s holding %d entries (%v), want an empty folder", dir, len(entries), err)
+	}
+	r.discard()
+	if _, err := os.Stat(filepath.Join(base, "results")); err == nil {
+		t.Error("discard left the folders it made")
+	}
+	if _, err := os.Stat(base); err != nil {
+		t.Errorf("discard removed a folder that existed before: %v", err)
+	}
+
+	r, err = makeResultsDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.discard()
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Errorf("discard removed a folder holding results: %v", err)
+	}
+	if _, err := makeResultsDir(dir); err == nil {
+		t.Error("a folder holding files was accepted")
+	}
+}

@@ -1,0 +1,47 @@
+package driver
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+func TestInfoFields(t *testing.T) {
+	got := infoFields("# Clients\r\nconnected_clients:12\r\nmaxclients:10000\r\nclient_recent_max_input_buffer:20480\r\nname:x\r\n")
+	if got["connected_clients"] != 12 || got["maxclients"] != 10000 {
+		t.Errorf("infoFields = %v", got)
+	}
+	if _, ok := got["name"]; ok {
+		t.Error("a field that is not a number was kept")
+	}
+}
+
+// TestCheckHost: a race that would hold more attempts than memory can take
+// is refused before it starts; an ordinary one is not.
+func TestCheckHost(t *testing.T) {
+	ordinary := Options{Scenario: scenarios.Scenario{Mode: scenarios.LockOnly}, Procs: 4, Goroutines: 250, Attempts: 1, PoolSize: 16}
+	if err := CheckHost([]Options{ordinary}); err != nil {
+		t.Errorf("CheckHost(4 × 250) = %v, want nil", err)
+	}
+	huge := ordinary
+	huge.Attempts = 1 << 40 / (4 * 250)
+	if err := CheckHost([]Options{ordinary, huge}); !errors.Is(err, ErrLimit) {
+		t.Errorf("CheckHost(2^40 attempts) = %v, want ErrLimit", err)
+	}
+}
+
+// TestConnectionsNeeded counts what a race opens at once.
+func TestConnectionsNeeded(t *testing.T) {
+	o := Options{Scenario: scenarios.Scenario{Mode: scenarios.LockOnly}, Procs: 2, Goroutines: 50, PoolSize: 8}
+	if got, want := redisConns(o), 2*(50+2)+4; got != want {
+		t.Errorf("redisConns = %d, want %d", got, want)
+	}
+	o.Scenario.Fault = scenarios.Duplicate
+	if got, want := redisConns(o), 2*(100+2)+4; got != want {
+		t.Errorf("redisConns under duplicate = %d, want %d", got, want)
+	}
+	if got, want := pgConns(o), 2*8+3; got != want {
+		t.Errorf("pgConns = %d, want %d", got, want)
+	}
+}
