@@ -24,7 +24,8 @@ load: build services
 gate: build services
 	./$(BIN) gate $(ARGS)
 
-## gate-repeat: run the gate N times and check the verdicts never change
+## gate-repeat: run the gate N times and check every run exits 0 with the same verdicts;
+## HOG=2 runs two CPU busy loops beside it (a shared CI runner)
 N ?= 20
 gate-repeat: services
 	./scripts/gate-repeat.sh $(N) $(ARGS)
