@@ -1,0 +1,317 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/latency"
+)
+
+// worker is one running worker process.
+type worker struct {
+	cmd     *exec.Cmd
+	stdinMu sync.Mutex // the go signal and resumes may come from two goroutines
+	stdin   io.WriteCloser
+	stdout  io.Reader
+	stderr  *tail
+	done    bool        // sent its done message
+	crashed atomic.Bool // killed on purpose by the crash fault
+	stopped bool        // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
+}
+
+// fleet is the worker processes of one race and the stream of their output.
+type fleet struct {
+	ws     []*worker
+	events chan event
+	quit   chan struct{} // closed on shutdown so that readers stop
+}
+
+func startWorkers(ctx context.Context, o Options, cfg workerConfig) (*fleet, error) {
+	f := &fleet{events: make(chan event, 1024), quit: make(chan struct{})}
+	for p := range o.Procs {
+		cmd := exec.Command(o.Worker.Path, o.Worker.Args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		w := &worker{cmd: cmd, stderr: &tail{max: 4096}}
+		cmd.Stderr = w.stderr
+		var err error
+		if w.stdin, err = cmd.StdinPipe(); err == nil {
+			w.stdout, err = cmd.StdoutPipe()
+		}
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err != nil {
+			f.shutdown()
+			return nil, fmt.Errorf("start worker %d: %w", p, err)
+		}
+		f.ws = append(f.ws, w)
+		c := cfg.forProc(p, o)
+		if err := json.NewEncoder(w.stdin).Encode(c); err != nil {
+			f.shutdown()
+			return nil, fmt.Errorf("configure worker %d: %w", p, err)
+		}
+	}
+	f.listen()
+	return f, nil
+}
+
+// event is one line (or the end) of a worker's output.
+type event struct {
+	proc int
+	msg  message
+	end  error // set with eof
+	eof  bool
+}
+
+// listen starts one reader per worker that turns its output into events.
+func (f *fleet) listen() {
+	for p, w := range f.ws {
+		go func() {
+			sc := bufio.NewScanner(w.stdout)
+			sc.Buffer(make([]byte, 64*1024), 1<<20)
+			for sc.Scan() {
+				var m message
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					// Keep the pipe flowing so the worker can never block on it.
+					_, _ = io.Copy(io.Discard, w.stdout)
+					f.emit(event{proc: p, eof: true, end: fmt.Errorf("bad output %q: %w", sc.Text(), err)})
+					return
+				}
+				if !f.emit(event{proc: p, msg: m}) {
+					return
+				}
+			}
+			if sc.Err() != nil {
+				_, _ = io.Copy(io.Discard, w.stdout)
+			}
+			f.emit(event{proc: p, eof: true, end: sc.Err()})
+		}()
+	}
+}
+
+func (f *fleet) emit(ev event) bool {
+	select {
+	case f.events <- ev:
+		return true
+	case <-f.quit:
+		return false
+	}
+}
+
+// awaitReady waits until every worker reported ready. A worker that fails
+// to connect fails the whole race before anything was attempted.
+func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for ready := 0; ready < len(f.ws); {
+		select {
+		case ev := <-f.events:
+			switch {
+			case ev.msg.Fatal != "":
+				return fmt.Errorf("worker %d: %s", ev.proc, ev.msg.Fatal)
+			case ev.eof:
+				return fmt.Errorf("worker %d exited during start-up: %s", ev.proc, f.ws[ev.proc].stderr.last())
+			case ev.msg.Ready:
+				ready++
+			}
+		case <-timer.C:
+			return fmt.Errorf("workers not ready after %s (connecting and warming up)", limit)
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted during start-up: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+// goDelay is how far ahead the shared start instant is set: long enough for
+// the go signal to reach every worker before it passes.
+const goDelay = 50 * time.Millisecond
+
+// release sends every worker the same start instant and returns it.
+func (f *fleet) release() int64 {
+	at := time.Now().Add(goDelay).UnixNano()
+	for _, w := range f.ws {
+		w.stdinMu.Lock()
+		// A worker that cannot read its go signal has died; collect notices.
+		_ = json.NewEncoder(w.stdin).Encode(goSignal{At: at})
+		w.stdinMu.Unlock()
+	}
+	return at
+}
+
+// collect gathers attempt records until every worker has finished, the
+// timeout passes, a server is reported down or ctx ends, handing strike
+// requests to s. It returns the records, the fault events workers reported
+// and, if the history is incomplete, why.
+func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan history.Outage, goAt int64) ([]history.Attempt, []history.FaultEvent, *latency.Set, []string) {
+	var attempts []history.Attempt
+	var events []history.FaultEvent
+	var incomplete []string
+	lat := latency.NewSet()
+	shipped := make([]bool, len(f.ws))
+	timer := time.NewTimer(o.Timeout + goDelay)
+	defer timer.Stop()
+	stop := func(why string) {
+		incomplete = append(incomplete, why)
+		for _, w := range f.ws {
+			w.stopped = true
+		}
+		f.kill()
+	}
+	for open := len(f.ws); open > 0; {
+		select {
+		case ev := <-f.events:
+			switch {
+			case ev.eof:
+				open--
+				if ev.end != nil && !f.ws[ev.proc].crashed.Load() {
+					incomplete = append(incomplete, fmt.Sprintf("worker %d: %v", ev.proc, ev.end))
+				}
+			case ev.msg.Strike != nil:
+				s.handle(ctx, *ev.msg.Strike)
+			case ev.msg.Event != nil:
+				events = append(events, *ev.msg.Event)
+			case ev.msg.Histograms != nil:
+				if got, err := latency.Decode(ev.msg.Histograms); err == nil {
+					lat.Merge(got)
+					shipped[ev.proc] = true
+				}
+			case ev.msg.Attempt != nil:
+				attempts = append(attempts, *ev.msg.Attempt)
+				if o.OnAttempt != nil {
+					o.OnAttempt(*ev.msg.Attempt)
+				}
+			case ev.msg.Done:
+				f.ws[ev.proc].done = true
+			}
+		case <-timer.C:
+			stop(fmt.Sprintf("run exceeded --timeout %s; workers were killed", o.Timeout))
+			timer.Reset(time.Hour)
+		case out := <-down:
+			stop(fmt.Sprintf("%s stopped answering at %s (%s); the race was stopped at %s, so the attempts still running were not judged",
+				out.Server, sinceGo(goAt, out.From), out.Err, sinceGo(goAt, time.Now().UnixNano())))
+			down = nil
+		case <-ctx.Done():
+			stop(interrupted)
+			ctx = context.WithoutCancel(ctx)
+		}
+	}
+	// A worker that died (or could not encode) shipped no histograms: record
+	// the attempts it did report here, as it would have.
+	for _, a := range attempts {
+		if !shipped[a.Proc] {
+			lat.Observe(a)
+		}
+	}
+	return attempts, events, lat, incomplete
+}
+
+// wait reaps every worker and says which ones did not finish cleanly.
+func (f *fleet) wait() []string {
+	var bad []string
+	for p, w := range f.ws {
+		w.stdin.Close()
+		err := w.cmd.Wait()
+		if w.crashed.Load() || (w.stopped && killedBySignal(err)) {
+			continue // killed on purpose; its lost attempts are marked unknown
+		}
+		if err != nil || !w.done {
+			why := "exited before reporting all attempts"
+			if err != nil {
+				why = err.Error()
+			}
+			bad = append(bad, fmt.Sprintf("worker %d (pid %d) died: %s%s", p, w.cmd.Process.Pid, why, w.stderr.suffix()))
+		}
+	}
+	return bad
+}
+
+// killedBySignal reports whether a worker's exit was a SIGKILL.
+func killedBySignal(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+// kill sends SIGKILL to every worker still running.
+func (f *fleet) kill() {
+	for _, w := range f.ws {
+		if w.cmd.ProcessState == nil {
+			_ = w.cmd.Process.Kill()
+		}
+	}
+}
+
+// shutdown kills and reaps every worker not reaped yet and stops the readers.
+func (f *fleet) shutdown() {
+	f.kill()
+	close(f.quit)
+	for _, w := range f.ws {
+		if w.cmd.ProcessState == nil {
+			_ = w.cmd.Wait()
+		}
+	}
+}
+
+func (f *fleet) pids() []int {
+	out := make([]int, len(f.ws))
+	for i, w := range f.ws {
+		out[i] = w.cmd.Process.Pid
+	}
+	return out
+}
+
+// sinceGo renders instant t as an offset from the go signal, e.g. "+1.5s".
+func sinceGo(goAt, t int64) string {
+	return fmt.Sprintf("%+.1fs", time.Duration(t-goAt).Seconds())
+}
+
+// tail keeps the last bytes a worker wrote to stderr, for error messages.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+// Write keeps the last bytes of p.
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = slices.Clone(t.buf[len(t.buf)-t.max:])
+	}
+	return len(p), nil
+}
+
+// last returns the last non-empty line written.
+func (t *tail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	return lines[len(lines)-1]
+}
+
+func (t *tail) suffix() string {
+	if l := t.last(); l != "" {
+		return " (" + l + ")"
+	}
+	return ""
+}
+
+var _ io.Writer = (*tail)(nil)
