@@ -130,14 +130,14 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
 		return nil, err
 	}
+	watch, err := env.watch(o)
+	if err != nil {
+		return nil, err
+	}
 	res = &Result{Run: newRun(o)}
 	res.Run.GoAt = ws.release()
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
-	}
-	watch, err := env.watch(o)
-	if err != nil {
-		return nil, err
 	}
 	env.startWindow(ctx, o, res.Run.GoAt)
 	strikes := &striker{o: o, fleet: ws, lockKey: cfg.LockKey, watchURL: cfg.RedisURL, failover: env.failover, left: len(cfg.Schedule)}
