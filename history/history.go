@@ -71,6 +71,11 @@ type Attempt struct {
 	// LockLost is set when the release found the lock no longer ours: it
 	// expired (or vanished) while this contender held it.
 	LockLost bool `json:"lock_lost,omitempty"`
+	// Extended is when the holder's heartbeat (--extend) last extended
+	// the lock's TTL, and ExtendFailed when an extension first failed or
+	// found the lock no longer its own; zero when it never did.
+	Extended     int64 `json:"extended_ns,omitempty"`
+	ExtendFailed int64 `json:"extend_failed_ns,omitempty"`
 	// Infra names the server ("redis" or "postgresql") whose failure
 	// ended the attempt in error: it refused, reset or timed out the
 	// connection, ran out of connections or was shutting down. Empty when
@@ -170,15 +175,20 @@ type Run struct {
 	Outages []Outage `json:"outages,omitempty"`
 }
 
-// Outage is a span during which a server did not answer: from the start of
-// the first check it failed to the start of the first one it passed again
-// (Unix ns; To is zero when it never answered again while hammer watched).
+// Outage is a span during which a server did not answer, or came back as
+// another process: from the start of the first check it failed (or the
+// last it passed) to the start of the first one it passed again (Unix ns;
+// To is zero when it never answered again while hammer watched).
 type Outage struct {
 	Server string `json:"server"`
 	From   int64  `json:"from_ns"`
 	To     int64  `json:"to_ns,omitempty"`
 	// Err is the first failure, e.g. "dial tcp 127.0.0.1:6379: connect: connection refused".
 	Err string `json:"error"`
+	// Restarted is set when the server answered again as another process
+	// (restarted, or replaced by a failover): what it held in memory, or
+	// had acknowledged without flushing, may be gone.
+	Restarted bool `json:"restarted,omitempty"`
 }
 
 // Manifest lists the runs of one results folder, how they were run and

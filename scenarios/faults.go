@@ -117,6 +117,18 @@ func (f Fault) ExpiresLock() bool {
 	return false
 }
 
+// BreaksLock reports whether the fault is meant to make the lock stop
+// being exclusive: a holder it touches may be overlapped by the next one
+// (its TTL outlived, its key lost). Crash, duplicate and slow-release
+// touch holders too, but a holder they touch must still be exclusive.
+func (f Fault) BreaksLock() bool {
+	switch f {
+	case Pause, PauseStop, ShortTTL, LockLoss, Failover, NetDelay, Partition:
+		return true
+	}
+	return false
+}
+
 // StallProofTTL is the lock TTL of every race whose fault does not need the
 // lock to expire: longer than any stall a busy host plausibly inflicts on
 // a lock holder, so that no lock expires that nobody meant to expire.

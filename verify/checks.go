@@ -79,13 +79,10 @@ func (x *index) doubleSold() []Violation {
 // missingSales fails for attempts told "sold" whose request has no ledger
 // row, or whose rows are all for another seat than the one reported. An
 // attempt that reported seat 0 (no seat) is only checked for having a row.
-// When PostgreSQL stopped answering during the run, the server may have
-// lost what it acknowledged: that is a gap (infraGaps), not a violation.
+// A sale acknowledged before PostgreSQL restarted may have been lost by the
+// server: that is a gap (infraGaps), not a violation.
 func (x *index) missingSales() []Violation {
-	missing, moved := x.unackedSales()
-	if x.postgresLost() {
-		missing = nil
-	}
+	missing, moved, _ := x.unackedSales()
 	var out []Violation
 	if len(missing) > 0 {
 		out = append(out, Violation{Check: CheckMissingSale, Detail: fmt.Sprintf("%s: %s",
@@ -103,11 +100,12 @@ func (x *index) missingSales() []Violation {
 }
 
 // unackedSales names the attempts told "sold" that have no ledger row
-// (missing), and those whose rows hold other seats (moved); none when the
-// ledger was not read.
-func (x *index) unackedSales() (missing, moved []string) {
+// (missing), and those whose rows hold other seats (moved); lost counts
+// those without a row that were told before PostgreSQL restarted, which
+// the server may have lost. All are empty when the ledger was not read.
+func (x *index) unackedSales() (missing, moved []string, lost int) {
 	if !x.ledgerRead() {
-		return nil, nil
+		return nil, nil, 0
 	}
 	for _, id := range sortedIDs(x.attempts) {
 		rows := x.rows[id]
@@ -116,6 +114,8 @@ func (x *index) unackedSales() (missing, moved []string) {
 				continue
 			}
 			switch seats := seatsOf(rows); {
+			case len(rows) == 0 && x.restartedAfter(history.ServerPostgreSQL, a.Complete):
+				lost++
 			case len(rows) == 0:
 				missing = append(missing, named(id, a.Seat))
 			case a.Seat != 0 && !slices.Contains(seats, a.Seat):
@@ -124,7 +124,7 @@ func (x *index) unackedSales() (missing, moved []string) {
 			}
 		}
 	}
-	return missing, moved
+	return missing, moved, lost
 }
 
 // phantomSales fails for sale rows whose attempt was told it got no seat

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hammer-load/hammer/history"
 )
@@ -56,7 +55,7 @@ func (x *index) troubleAt(server string) string {
 // infraGaps are the reasons the infrastructure, not the strategy, leaves a
 // run undetermined: a ledger that was not read back, attempts that ended
 // in an infrastructure error no injected fault explains, and acknowledged
-// sales a failing PostgreSQL may have lost. Each reads as one line: what
+// sales a restarted PostgreSQL may have lost. Each reads as one line: what
 // failed, when, and what was therefore not judged.
 func (x *index) infraGaps() []string {
 	var out []string
@@ -75,10 +74,10 @@ func (x *index) infraGaps() []string {
 			}
 		}
 	}
-	if missing, _ := x.unackedSales(); len(missing) > 0 && x.postgresLost() {
-		out = append(out, fmt.Sprintf("%s, and %s told %s got a seat %s no ledger row: a server that fails can lose commits it acknowledged, so missing-sale was not judged",
-			x.troubleAt(history.ServerPostgreSQL), plural(len(missing), "attempt", "attempts"),
-			pick(len(missing), "it", "they"), pick(len(missing), "has", "have")))
+	if _, _, lost := x.unackedSales(); lost > 0 {
+		out = append(out, fmt.Sprintf("%s, and %s told %s got a seat before that %s no ledger row: a server that restarts can lose commits it acknowledged, so missing-sale was not judged for %s",
+			x.restart(history.ServerPostgreSQL), plural(lost, "attempt", "attempts"),
+			pick(lost, "it", "they"), pick(lost, "has", "have"), pick(lost, "it", "them")))
 	}
 	return out
 }
@@ -95,12 +94,39 @@ func (x *index) infraErrors(server string) int {
 	return n
 }
 
-// postgresLost reports whether PostgreSQL stopped answering the health
-// checks during the run: a crash or an immediate shutdown can lose
-// commits it had acknowledged (synchronous_commit off, fsync off), so a
-// sale missing from the ledger is not the strategy's doing.
-func (x *index) postgresLost() bool {
-	return slices.ContainsFunc(x.in.Outages, func(o history.Outage) bool { return o.Server == history.ServerPostgreSQL })
+// restartedAfter reports whether server came back as another process
+// (restarted, or replaced by a failover) after instant at: whatever it held
+// in memory at that instant, or had acknowledged without flushing, may be
+// gone since.
+func (x *index) restartedAfter(server string, at int64) bool {
+	for _, o := range x.in.Outages {
+		if o.Server == server && o.Restarted && o.To >= at {
+			return true
+		}
+	}
+	return false
+}
+
+// restartedBetween reports whether server came back as another process
+// during the span from to to.
+func (x *index) restartedBetween(server string, from, to int64) bool {
+	for _, o := range x.in.Outages {
+		if o.Server == server && o.Restarted && o.From <= to && o.To >= from {
+			return true
+		}
+	}
+	return false
+}
+
+// restart says when server first came back as another process, e.g.
+// "postgresql restarted between +1.2s and +4.3s (EOF)".
+func (x *index) restart(server string) string {
+	for _, o := range x.in.Outages {
+		if o.Server == server && o.Restarted {
+			return fmt.Sprintf("%s restarted between %s and %s (%s)", server, x.since(o.From), x.since(o.To), o.Err)
+		}
+	}
+	return server + " restarted"
 }
 
 // outageNotes tells of the outages the health checks saw, with their span.
@@ -111,7 +137,11 @@ func (x *index) outageNotes() []string {
 		if o.To != 0 {
 			until = "to " + x.since(o.To)
 		}
-		out = append(out, fmt.Sprintf("%s did not answer hammer's health check from %s %s (%s)", o.Server, x.since(o.From), until, o.Err))
+		what := "did not answer hammer's health check"
+		if o.Restarted {
+			what = "came back as another process (restarted or failed over) after"
+		}
+		out = append(out, fmt.Sprintf("%s %s from %s %s (%s)", o.Server, what, x.since(o.From), until, o.Err))
 	}
 	return out
 }

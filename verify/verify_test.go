@@ -238,13 +238,31 @@ func TestCheck(t *testing.T) {
 			wantSummary: "invalid: oversell (sold 103 of 100), conservation (available 0 + 103 sale rows = 103, not the capacity 100), double-sold (2 seats: 7, 42)",
 		},
 		{
-			name: "acknowledged-sales-a-failing-postgresql-lost",
+			name: "acknowledged-sales-a-restarted-postgresql-lost",
 			in: new(race).sold(1, 9).attempt("p9-g1", history.Sold, 10).input(10, 10, 1).with(func(in *Input) {
-				in.Outages = []history.Outage{{Server: history.ServerPostgreSQL, From: 1_300_000_000, To: 4_300_000_000, Err: "EOF"}}
+				in.Attempts[9].Complete = 1_000_000_000
+				in.Outages = []history.Outage{{Server: history.ServerPostgreSQL, From: 1_300_000_000, To: 4_300_000_000, Err: "EOF", Restarted: true}}
 			}),
 			wantStatus: Unknown,
-			wantSummary: "unknown: postgresql became unreachable at +1.3s (EOF), and 1 attempt told it got a seat has no ledger row: " +
-				"a server that fails can lose commits it acknowledged, so missing-sale was not judged",
+			wantSummary: "unknown: postgresql restarted between +1.3s and +4.3s (EOF), and 1 attempt told it got a seat before that has no ledger row: " +
+				"a server that restarts can lose commits it acknowledged, so missing-sale was not judged for it",
+		},
+		{
+			name: "sales-acknowledged-after-the-restart-are-not-excused",
+			in: new(race).sold(1, 9).attempt("p9-g1", history.Sold, 10).input(10, 10, 1).with(func(in *Input) {
+				in.Attempts[9].Complete = 5_000_000_000
+				in.Outages = []history.Outage{{Server: history.ServerPostgreSQL, From: 1_300_000_000, To: 4_300_000_000, Err: "EOF", Restarted: true}}
+			}),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: missing-sale (1 attempt was told it got a seat but has no ledger row)",
+		},
+		{
+			name: "a-slow-health-check-excuses-no-missing-sale",
+			in: new(race).sold(1, 9).attempt("p9-g1", history.Sold, 10).input(10, 10, 1).with(func(in *Input) {
+				in.Outages = []history.Outage{{Server: history.ServerPostgreSQL, From: 1_300_000_000, To: 2_300_000_000, Err: "context deadline exceeded"}}
+			}),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: missing-sale (1 attempt was told it got a seat but has no ledger row)",
 		},
 		{
 			// The lock-only holder of seat 1 paused past its TTL; the next
@@ -266,6 +284,37 @@ func TestCheck(t *testing.T) {
 				"so oversell, conservation, double-sold and mutual-exclusion were not judged",
 		},
 		{
+			name: "lock-only-host-stall-of-a-holder-slow-release-touched-is-not-judged",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 170, 175, 1).
+				input(2, 2, 1).with(lockOnly).with(func(in *Input) {
+				in.Fault = "slow-release"
+				in.Faults = []history.FaultEvent{{Fault: "slow-release", RequestID: "p0-g1-a0", Start: 11_000_000, End: 86_000_000,
+					Detail: "long critical section of 75ms injected with pg_sleep in its critical section"}}
+			}),
+			wantStatus: Unknown,
+			wantSummary: "unknown: host stall of 240.0ms past a TTL of 150.0ms, not injected: p0-g1-a0 worked on after its lock expired and p1-g2-a0 took the lock at +170.0ms, " +
+				"so oversell, conservation, double-sold and mutual-exclusion were not judged",
+		},
+		{
+			name: "lock-only-heartbeat-that-failed-while-the-lock-lived-is-the-strategys",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 170, 175, 1).
+				input(2, 2, 1).with(lockOnly).with(func(in *Input) {
+				in.Extend, in.Attempts[0].ExtendFailed = true, 60_000_000
+			}),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: conservation (available 1 + 2 sale rows = 3, not the capacity 2), double-sold (1 seat: 1), mutual-exclusion (1 overlapping pair of holders)",
+		},
+		{
+			name: "lock-only-heartbeat-that-stopped-with-its-process-is-a-stall",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 230, 235, 1).
+				input(2, 2, 1).with(lockOnly).with(func(in *Input) {
+				in.Extend, in.Attempts[0].Extended, in.Attempts[0].ExtendFailed = true, 60_000_000, 390_000_000
+			}),
+			wantStatus: Unknown,
+			wantSummary: "unknown: host stall of 190.0ms past a TTL of 150.0ms, not injected: p0-g1-a0 worked on after its lock expired and p1-g2-a0 took the lock at +230.0ms, " +
+				"so oversell, conservation, double-sold and mutual-exclusion were not judged",
+		},
+		{
 			name: "lock-only-overlap-within-the-ttl-is-the-strategys",
 			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 20, 25, 1).
 				input(2, 2, 1).with(lockOnly),
@@ -273,14 +322,23 @@ func TestCheck(t *testing.T) {
 			wantSummary: "invalid: conservation (available 1 + 2 sale rows = 3, not the capacity 2), double-sold (1 seat: 1), mutual-exclusion (1 overlapping pair of holders)",
 		},
 		{
-			name: "lock-only-key-lost-by-a-failing-redis-is-not-judged",
+			name: "lock-only-key-lost-by-a-restarted-redis-is-not-judged",
 			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 60, 65, 1).
 				input(2, 2, 1).with(lockOnly).with(func(in *Input) {
-				in.Outages = []history.Outage{{Server: history.ServerRedis, From: 30_000_000, To: 50_000_000, Err: "EOF"}}
+				in.Outages = []history.Outage{{Server: history.ServerRedis, From: 30_000_000, To: 50_000_000, Err: "EOF", Restarted: true}}
 			}),
 			wantStatus: Unknown,
-			wantSummary: "unknown: redis became unreachable at +30.0ms (EOF), not injected: the lock p0-g1-a0 held vanished and p1-g2-a0 took it at +60.0ms, " +
+			wantSummary: "unknown: redis restarted between +30.0ms and +50.0ms (EOF), not injected: the lock p0-g1-a0 held vanished and p1-g2-a0 took it at +60.0ms, " +
 				"so oversell, conservation, double-sold and mutual-exclusion were not judged",
+		},
+		{
+			name: "lock-only-a-slow-health-check-excuses-no-lost-lock",
+			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 60, 65, 1).
+				input(2, 2, 1).with(lockOnly).with(func(in *Input) {
+				in.Outages = []history.Outage{{Server: history.ServerRedis, From: 30_000_000, To: 50_000_000, Err: "i/o timeout"}}
+			}),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: conservation (available 1 + 2 sale rows = 3, not the capacity 2), double-sold (1 seat: 1), mutual-exclusion (1 overlapping pair of holders)",
 		},
 		{
 			name: "lock-only-network-fault-window-is-injected",

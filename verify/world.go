@@ -21,8 +21,9 @@ const (
 	// byStall: the earlier holder's lock expired while it worked, and no
 	// fault was injected on it: the host stalled it past its TTL.
 	byStall
-	// byOutage: the lock vanished within its TTL while Redis was failing,
-	// and no fault was injected: the server lost the key.
+	// byOutage: the lock vanished within its TTL while Redis came back as
+	// another process (restarted, failed over), and no fault was
+	// injected: the server lost the key.
 	byOutage
 )
 
@@ -55,20 +56,23 @@ func (x *index) causeOf(o Overlap) cause {
 		return byFault
 	case x.expiredBefore(a, b):
 		return byStall
-	case x.redisFailedBetween(a.LockAcquired, b.LockAcquired):
+	case x.restartedBetween(history.ServerRedis, a.LockAcquired, b.LockAcquired):
 		return byOutage
 	}
 	return byStrategy
 }
 
-// injectedOn reports whether an injected fault touched holder a: a fault
-// event on its request, or a fault window (network faults) open during its
-// critical section.
+// injectedOn reports whether an injected fault meant to break the lock
+// touched holder a: a fault event on its request, or a fault window
+// (network faults) open during its critical section. A fault that must
+// leave the lock exclusive (crash, duplicate, slow-release) explains no
+// overlap, so a host stall on a holder it touched is still told as one.
 func (x *index) injectedOn(a history.Attempt) bool {
 	from, to, _ := criticalSection(a)
 	for _, f := range x.in.Faults {
 		end := max(f.End, f.Start)
-		if f.RequestID == a.RequestID || (f.RequestID == "" && f.Start <= to && end >= from) {
+		touched := f.RequestID == a.RequestID || (f.RequestID == "" && f.Start <= to && end >= from)
+		if touched && scenarios.Fault(f.Fault).BreaksLock() {
 			return true
 		}
 	}
@@ -76,33 +80,23 @@ func (x *index) injectedOn(a history.Attempt) bool {
 }
 
 // expiredBefore reports whether a's lock had outlived its TTL when b took
-// it. a's stamp is taken after its acquisition returned, so a lock can
-// expire up to one round trip earlier than stamp + TTL: a tenth of the TTL,
-// at most 50 ms, is allowed for it.
+// it: b came a whole TTL after a took the lock or its heartbeat last
+// extended it. a's stamps are taken after the commands returned, so a lock
+// can expire up to one round trip earlier than stamp + TTL: a tenth of the
+// TTL, at most 50 ms, is allowed for it. A heartbeat that failed while the
+// lock should still have lived did run, so the lock did not expire for
+// want of it: that is no stall.
 func (x *index) expiredBefore(a, b history.Attempt) bool {
 	ttl := int64(x.in.LockTTL)
 	if ttl <= 0 {
 		return false
 	}
 	slack := min(ttl/10, int64(50*time.Millisecond))
-	return b.LockAcquired >= a.LockAcquired+ttl-slack
-}
-
-// redisFailedBetween reports whether Redis was seen failing between two
-// instants: an outage the health checks saw, or an attempt's
-// infrastructure error from it.
-func (x *index) redisFailedBetween(from, to int64) bool {
-	for _, o := range x.in.Outages {
-		if o.Server == history.ServerRedis && o.From <= to && (o.To == 0 || o.To >= from) {
-			return true
-		}
+	lived := max(a.LockAcquired, a.Extended) + ttl - slack
+	if a.ExtendFailed != 0 && a.ExtendFailed < lived {
+		return false
 	}
-	for _, a := range x.in.Attempts {
-		if a.Infra == history.ServerRedis && a.Complete >= from && a.Complete <= to {
-			return true
-		}
-	}
-	return false
+	return b.LockAcquired >= lived
 }
 
 // worldBroke reports whether, in lock-only, the lock stopped being
@@ -142,10 +136,10 @@ func (x *index) worldGaps() []string {
 func (x *index) worldStory(o overlap) string {
 	a, b := o.First, o.Second
 	if o.cause == byStall {
-		over := a.DBEnd - a.LockAcquired - int64(x.in.LockTTL)
+		over := a.DBEnd - max(a.LockAcquired, a.Extended) - int64(x.in.LockTTL)
 		return fmt.Sprintf("host stall of %s past a TTL of %s, not injected: %s worked on after its lock expired and %s took the lock at %s",
 			ms(max(over, 0)), ms(int64(x.in.LockTTL)), a.RequestID, b.RequestID, x.since(b.LockAcquired))
 	}
 	return fmt.Sprintf("%s, not injected: the lock %s held vanished and %s took it at %s",
-		x.troubleAt(history.ServerRedis), a.RequestID, b.RequestID, x.since(b.LockAcquired))
+		x.restart(history.ServerRedis), a.RequestID, b.RequestID, x.since(b.LockAcquired))
 }

@@ -18,14 +18,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/hammer-load/hammer/history"
-)
-
-// The servers a race depends on, as attempt records and outages name them.
-const (
-	Redis      = history.ServerRedis
-	PostgreSQL = history.ServerPostgreSQL
 )
 
 // Failure reports whether err comes from the infrastructure rather than

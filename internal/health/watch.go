@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,8 +17,11 @@ import (
 
 // Target is a server Watch pings.
 type Target struct {
-	Server string // Redis or PostgreSQL
-	Ping   func(ctx context.Context) error
+	Server string // history.ServerRedis or history.ServerPostgreSQL
+	// Ping checks that the server answers and returns what identifies the
+	// server process (Redis's run_id, PostgreSQL's start time): when it
+	// changes, the server was restarted or another one took its place.
+	Ping func(ctx context.Context) (string, error)
 }
 
 // Timing says how Watch pings: every Interval, each ping allowed Timeout;
@@ -34,7 +38,8 @@ func DefaultTiming() Timing {
 	return Timing{Interval: 250 * time.Millisecond, Timeout: time.Second, DownAfter: 3 * time.Second}
 }
 
-// Watcher pings servers until Stop and records when they did not answer.
+// Watcher pings servers until Stop and records when they did not answer
+// and when they came back as another process.
 type Watcher struct {
 	timing  Timing
 	down    chan history.Outage
@@ -69,6 +74,15 @@ func (w *Watcher) Stop() []history.Outage {
 	return w.outages
 }
 
+// watcher is the state of the watch of one target.
+type watcher struct {
+	t        Target
+	id       string          // the server process last seen answering
+	lastGood int64           // when that answer was asked for (Unix ns)
+	cur      *history.Outage // the outage going on, if any
+	reported bool            // cur was sent on Down
+}
+
 // watch pings one target until quit. A server still failing then gets
 // one last ping, so that an outage that just ended is not recorded as
 // going on.
@@ -76,34 +90,22 @@ func (w *Watcher) watch(t Target) {
 	defer w.wg.Done()
 	tick := time.NewTicker(w.timing.Interval)
 	defer tick.Stop()
-	var cur *history.Outage
-	reported := false
+	s := &watcher{t: t}
 	for quit := false; ; {
 		start := time.Now()
-		err := w.ping(t)
-		switch {
-		case err == nil && cur != nil:
-			cur.To = start.UnixNano()
-			w.record(*cur)
-			cur, reported = nil, false
-		case err != nil && cur == nil:
-			cur = &history.Outage{Server: t.Server, From: start.UnixNano(), Err: err.Error()}
-		case err != nil && !reported && time.Since(time.Unix(0, cur.From)) >= w.timing.DownAfter:
-			reported = true
-			select {
-			case w.down <- *cur:
-			default: // an earlier report is still unread: one is enough to stop a race
-			}
-		}
+		ctx, cancel := context.WithTimeout(context.Background(), w.timing.Timeout)
+		id, err := t.Ping(ctx)
+		cancel()
+		w.observe(s, start.UnixNano(), id, err)
 		if quit {
-			if cur != nil {
-				w.record(*cur)
+			if s.cur != nil {
+				w.record(*s.cur)
 			}
 			return
 		}
 		select {
 		case <-w.quit:
-			if cur == nil {
+			if s.cur == nil {
 				return
 			}
 			quit = true // one last ping
@@ -112,11 +114,30 @@ func (w *Watcher) watch(t Target) {
 	}
 }
 
-// ping makes one check of t within the timeout.
-func (w *Watcher) ping(t Target) error {
-	ctx, cancel := context.WithTimeout(context.Background(), w.timing.Timeout)
-	defer cancel()
-	return t.Ping(ctx)
+// observe takes in one ping asked for at start.
+func (w *Watcher) observe(s *watcher, start int64, id string, err error) {
+	switch {
+	case err == nil:
+		restarted := s.id != "" && id != s.id
+		if restarted && s.cur == nil {
+			// Back as another process between two pings: an outage too
+			// short to fail one.
+			s.cur = &history.Outage{Server: s.t.Server, From: s.lastGood, Err: "answered as another process"}
+		}
+		if s.cur != nil {
+			s.cur.To, s.cur.Restarted = start, restarted
+			w.record(*s.cur)
+		}
+		s.id, s.lastGood, s.cur, s.reported = id, start, nil, false
+	case s.cur == nil:
+		s.cur = &history.Outage{Server: s.t.Server, From: start, Err: err.Error()}
+	case !s.reported && time.Since(time.Unix(0, s.cur.From)) >= w.timing.DownAfter:
+		s.reported = true
+		select {
+		case w.down <- *s.cur:
+		default: // an earlier report is still unread: one is enough to stop a race
+		}
+	}
 }
 
 func (w *Watcher) record(o history.Outage) {
@@ -149,11 +170,25 @@ func Targets(redisURL, pgURL string) ([]Target, func(), error) {
 		return nil, nil, fmt.Errorf("watch postgresql: %w", err)
 	}
 	targets := []Target{
-		{Server: Redis, Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }},
-		{Server: PostgreSQL, Ping: func(ctx context.Context) error {
-			_, err := pool.Exec(ctx, "SELECT 1")
-			return err
+		{Server: history.ServerRedis, Ping: func(ctx context.Context) (string, error) {
+			info, err := rdb.Info(ctx, "server").Result()
+			return infoField(info, "run_id"), err
+		}},
+		{Server: history.ServerPostgreSQL, Ping: func(ctx context.Context) (string, error) {
+			var started time.Time
+			err := pool.QueryRow(ctx, "SELECT pg_postmaster_start_time()").Scan(&started)
+			return started.String(), err
 		}},
 	}
 	return targets, func() { pool.Close(); rdb.Close() }, nil
+}
+
+// infoField returns the value of one "name:value" line of an INFO reply.
+func infoField(info, name string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
+		}
+	}
+	return ""
 }

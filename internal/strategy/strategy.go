@@ -138,20 +138,20 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 			if errors.Is(err, redislock.ErrTimeout) {
 				a.Outcome = history.LockTimeout
 			} else {
-				a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(health.Redis, err)
+				a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerRedis, err)
 			}
 			return
 		}
 		a.LockAcquired, a.Token, req.Token = now(), lease.Fence, lease.Fence
 		stop := c.heartbeat(ctx, lease)
 		defer func() {
-			stop()
+			a.Extended, a.ExtendFailed = stop()
 			c.release(ctx, a, lease)
 		}()
 	}
 	if err := c.at(ctx, a, Holding, nil); err != nil {
 		// The fault counter at this point lives in Redis.
-		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(health.Redis, err)
+		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerRedis, err)
 		return
 	}
 	a.DBStart = now()
@@ -168,7 +168,7 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 	case errors.Is(err, inventory.ErrFenced), errors.Is(err, inventory.ErrDuplicate):
 		a.Outcome, a.Err = history.Rejected, err.Error()
 	default:
-		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(health.PostgreSQL, err)
+		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerPostgreSQL, err)
 	}
 	if err := c.at(ctx, a, AfterWrite, nil); err != nil && a.Err == "" {
 		a.Err = err.Error()
@@ -191,13 +191,17 @@ func (c *Contender) at(ctx context.Context, a *history.Attempt, p Point, q inven
 }
 
 // heartbeat extends the lock every ExtendEvery until the returned stop is
-// called. Without ExtendEvery it does nothing.
-func (c *Contender) heartbeat(ctx context.Context, lease redislock.Lease) (stop func()) {
+// called; stop says when the last extension succeeded and when the first
+// one failed (0: never), so that a lock lost despite its heartbeat can be
+// told from a heartbeat that never ran. Without ExtendEvery it does
+// nothing.
+func (c *Contender) heartbeat(ctx context.Context, lease redislock.Lease) (stop func() (extended, failed int64)) {
 	if c.ExtendEvery <= 0 {
-		return func() {}
+		return func() (int64, int64) { return 0, 0 }
 	}
 	done := make(chan struct{})
 	finished := make(chan struct{})
+	var extended, failedAt int64 // the goroutine's until finished is closed
 	go func() {
 		defer close(finished)
 		t := time.NewTicker(c.ExtendEvery)
@@ -210,9 +214,16 @@ func (c *Contender) heartbeat(ctx context.Context, lease redislock.Lease) (stop 
 				if c.World != nil {
 					c.World.RLock()
 				}
+				at := now()
 				ours, err := c.Lock.Extend(ctx, lease)
 				if c.World != nil {
 					c.World.RUnlock()
+				}
+				switch {
+				case err == nil && ours:
+					extended = at
+				case failedAt == 0:
+					failedAt = at
 				}
 				if err == nil && !ours {
 					return // lost: nothing left to extend
@@ -220,7 +231,11 @@ func (c *Contender) heartbeat(ctx context.Context, lease redislock.Lease) (stop 
 			}
 		}
 	}()
-	return func() { close(done); <-finished }
+	return func() (int64, int64) {
+		close(done)
+		<-finished
+		return extended, failedAt
+	}
 }
 
 // release gives the lock back. A failed release does not change the
