@@ -48,6 +48,9 @@ type scanned struct {
 	FileDigest
 	// cut is set when the file ends in the middle of a record.
 	cut bool
+	// broken says why the file could not be read to its end (missing, a
+	// record that does not parse); its records are the ones before.
+	broken string
 }
 
 // writeRecords writes one JSON object per line to path and returns how
@@ -97,7 +100,7 @@ func readRecords[T any](path string) ([]T, scanned, error) {
 			s.cut = errors.Is(err, io.ErrUnexpectedEOF)
 			return out, s, nil
 		case err != nil:
-			return nil, scanned{}, fmt.Errorf("%s: record %d: %w", path, len(out)+1, err)
+			return out, scanned{}, fmt.Errorf("record %d: %w", len(out)+1, err)
 		}
 		out = append(out, x)
 	}
@@ -115,6 +118,10 @@ func integrity(recorded map[string]FileDigest, read map[string]scanned) []Proble
 	}
 	for _, name := range RecordFiles() {
 		got := read[name]
+		if got.broken != "" {
+			out = append(out, Problem{File: name, Changed: true, Detail: name + " " + got.broken})
+			continue
+		}
 		if got.cut {
 			out = append(out, Problem{File: name, Changed: true, Detail: fmt.Sprintf(
 				"%s ends in the middle of record %d (cut short)", name, got.Records+1)})

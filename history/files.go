@@ -2,8 +2,10 @@ package history
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -108,31 +110,26 @@ func Load(dir string) (*Folder, error) {
 		return nil, fmt.Errorf("%s: schema %q, want %q", ManifestFile, f.Manifest.Schema, ManifestSchema)
 	}
 	read := make(map[string]scanned, len(RecordFiles()))
-	if err := load(dir, HistoryFile, &f.Attempts, read); err != nil {
-		return nil, err
-	}
-	if err := load(dir, LedgerFile, &f.Sales, read); err != nil {
-		return nil, err
-	}
-	if err := load(dir, SectorsFile, &f.Sectors, read); err != nil {
-		return nil, err
-	}
-	if err := load(dir, FaultsFile, &f.Faults, read); err != nil {
-		return nil, err
-	}
+	load(dir, HistoryFile, &f.Attempts, read)
+	load(dir, LedgerFile, &f.Sales, read)
+	load(dir, SectorsFile, &f.Sectors, read)
+	load(dir, FaultsFile, &f.Faults, read)
 	f.Integrity = integrity(f.Manifest.Files, read)
 	return &f, nil
 }
 
 // load reads the record file name of dir into *dst and notes what it found
-// in read.
-func load[T any](dir, name string, dst *[]T, read map[string]scanned) error {
+// in read. A record file that is missing or does not parse is not an error
+// of Load: the folder does not add up, which its Integrity says.
+func load[T any](dir, name string, dst *[]T, read map[string]scanned) {
 	xs, s, err := readRecords[T](filepath.Join(dir, name))
-	if err != nil {
-		return err
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s.broken = "is missing"
+	case err != nil:
+		s.broken = fmt.Sprintf("does not parse (%v): it changed after the run", err)
 	}
 	*dst, read[name] = xs, s
-	return nil
 }
 
 // WriteJSON writes v as indented JSON to path.

@@ -27,11 +27,20 @@ func chartTitles() []Chart {
 	}
 }
 
+// Outputs says which of the optional outputs WriteFolder writes.
+type Outputs struct {
+	// JUnit, if set, names the suite of junit.xml.
+	JUnit string
+	// NoCharts leaves the charts out (an interrupted run, which must end
+	// at once); `hammer report DIR` draws them later.
+	NoCharts bool
+}
+
 // WriteFolder verifies a results folder and writes everything derived from
 // its records: summary.json, violations.txt, histograms.json, the .hgrm
-// files, the charts, report.md and, if junit names a suite, junit.xml. It
-// returns the summary.
-func WriteFolder(dir string, f *history.Folder, lat *latency.Set, junit string) (Summary, error) {
+// files, the charts, report.md and junit.xml, as o says. It returns the
+// summary.
+func WriteFolder(dir string, f *history.Folder, lat *latency.Set, o Outputs) (Summary, error) {
 	if lat == nil {
 		lat = latency.FromAttempts(f.Attempts)
 	}
@@ -45,9 +54,12 @@ func WriteFolder(dir string, f *history.Folder, lat *latency.Set, junit string) 
 	if err := saveHgrms(dir, f, lat); err != nil {
 		return s, err
 	}
-	written, err := chart.Write(dir, chart.Build(f.Manifest, f.Records, lat))
-	if err != nil {
-		return s, fmt.Errorf("charts: %w", err)
+	var written []string
+	if !o.NoCharts {
+		var err error
+		if written, err = chart.Write(dir, chart.Build(f.Manifest, f.Records, lat)); err != nil {
+			return s, fmt.Errorf("charts: %w", err)
+		}
 	}
 	var charts []Chart
 	for _, c := range chartTitles() {
@@ -58,8 +70,8 @@ func WriteFolder(dir string, f *history.Folder, lat *latency.Set, junit string) 
 	if err := writeFile(filepath.Join(dir, MarkdownFile), func(b *strings.Builder) error { return WriteMarkdown(b, s, charts) }); err != nil {
 		return s, err
 	}
-	if junit != "" {
-		return s, SaveJUnit(dir, s, junit)
+	if o.JUnit != "" {
+		return s, SaveJUnit(dir, s, o.JUnit)
 	}
 	return s, nil
 }

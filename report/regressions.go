@@ -18,8 +18,9 @@ type RunChange struct {
 // folder A, judged by their expectations. Runs that only one folder holds
 // are not judged (Mismatches names them).
 type Judgement struct {
-	// Worse are the runs whose expectation held in A and that, in B, miss
-	// it with a determined verdict.
+	// Worse are the runs that, in B, miss their expectation with a
+	// determined verdict, where A did not show that same miss: they held
+	// it in A, or A could not tell.
 	Worse []RunChange
 	// Undetermined are the runs whose expectation held in A and whose
 	// verdict in B is Unknown: the comparison cannot tell whether they got
@@ -40,9 +41,10 @@ func (j Judgement) ExitCode() int {
 }
 
 // Regressions judges folder B against folder A: a run present in both got
-// worse when its expectation held in A (ExpectOK) and B has a determined
-// verdict that misses it; it became undeterminable when it held in A and
-// is Unknown in B. Runs are matched by name and listed in A's order.
+// worse when B has a determined verdict that misses its expectation and A
+// did not miss it with a determined verdict too (it held, or A could not
+// tell); it became undeterminable when it held in A and is Unknown in B.
+// Runs are matched by name and listed in A's order.
 func Regressions(a, b Summary) Judgement {
 	var j Judgement
 	for _, c := range pairs(a, b) {
@@ -84,7 +86,7 @@ const (
 	same           change = iota // same verdict, same standing
 	changed                      // the verdict or expectation changed, the standing did not
 	better                       // missed its expectation in A, holds it in B
-	worse                        // held in A, a determined miss in B
+	worse                        // a determined miss in B that A did not show
 	undeterminable               // held in A, Unknown in B
 )
 
@@ -93,7 +95,7 @@ func standing(c RunChange) change {
 	switch {
 	case c.A.ExpectOK && c.B.Verdict == verify.Unknown:
 		return undeterminable
-	case c.A.ExpectOK && !c.B.ExpectOK:
+	case !c.B.ExpectOK && c.B.Verdict != verify.Unknown && (c.A.ExpectOK || c.A.Verdict == verify.Unknown):
 		return worse
 	case !c.A.ExpectOK && c.B.ExpectOK:
 		return better

@@ -117,6 +117,15 @@ func (f Fault) ExpiresLock() bool {
 	return false
 }
 
+// Copies is how many times each request is sent under the fault: twice
+// at once under Duplicate, once otherwise.
+func (f Fault) Copies() int {
+	if f == Duplicate {
+		return 2
+	}
+	return 1
+}
+
 // BreaksLock reports whether the fault is meant to make the lock stop
 // being exclusive: a holder it touches may be overlapped by the next one
 // (its TTL outlived, its key lost). Crash, duplicate and slow-release
@@ -134,12 +143,22 @@ func (f Fault) BreaksLock() bool {
 // a lock holder, so that no lock expires that nobody meant to expire.
 const StallProofTTL = 10 * time.Second
 
+// minRecoveryTTL is the shortest TTL of a race whose fault needs the lock
+// to expire only to recover (crash, slow-release) and must leave every
+// mode safe: long enough that a stall of a busy host does not expire a
+// lock too.
+const minRecoveryTTL = time.Second
+
 // LockTTL is the lock TTL of a race under the fault when none is asked
-// for: short, the fault's own time scale, for a fault that works by
-// expiring the lock; StallProofTTL otherwise.
+// for: short, the fault's own time scale, for a fault that breaks the lock
+// by expiring it; at least minRecoveryTTL for one that needs the lock to
+// expire only to recover from it; StallProofTTL otherwise.
 func (f Fault) LockTTL(short time.Duration) time.Duration {
-	if f.ExpiresLock() {
+	switch {
+	case f.ExpiresLock() && f.BreaksLock():
 		return short
+	case f.ExpiresLock():
+		return max(short, minRecoveryTTL)
 	}
 	return StallProofTTL
 }

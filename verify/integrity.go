@@ -17,7 +17,11 @@ func restsOn(check string) []string {
 		return []string{history.LedgerFile}
 	case CheckConservation:
 		return []string{history.LedgerFile, history.SectorsFile}
-	case CheckMutualExclusion, CheckUnexpectedError:
+	case CheckMutualExclusion:
+		// Whether an injected fault caused an overlap is read from the
+		// fault events.
+		return []string{history.HistoryFile, history.FaultsFile}
+	case CheckUnexpectedError:
 		return []string{history.HistoryFile}
 	}
 	// missing-sale, phantom-sale, duplicate-request and stuck-lock compare

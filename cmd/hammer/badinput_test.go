@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
@@ -44,6 +46,8 @@ func TestBadInput(t *testing.T) {
 		{name: "too few contenders for the fault", args: []string{"run", "--mode", "lock-only", "--fault", "pause", "--seats", "1000000000", "--procs", "1", "--goroutines", "3"},
 			want: "the pause fault strikes 2 chosen lock holders and needs at least 7 contenders"},
 		{name: "more attempts than memory", args: []string{"run", "--mode", "none", "--attempts", "100000"}, want: "of memory"},
+		{name: "attempts that overflow", args: []string{"run", "--mode", "none", "--procs", "1", "--goroutines", "4", "--attempts", "4611686018427387905"},
+			want: "hammer records at most 2147483647 per race"},
 		{name: "more requests than memory", args: []string{"run", "--mode", "none", "--rate", "1e8", "--duration", "1s"}, want: "of memory"},
 		{name: "unknown stack", args: []string{"load", "--stack", "kubernetes"}, want: "unknown stack kind"},
 		{name: "malformed redis url", args: append([]string{"run", "--mode", "none", "--redis-url", "http://nope", "--pg-url", "postgres://u@127.0.0.1:1/db"}, ext...), want: "redis"},
@@ -61,7 +65,7 @@ func TestBadInput(t *testing.T) {
 			if tt.server {
 				args = append(args, stackArgs(t)...)
 			}
-			failsBeforeAnything(t, args, exitUsage, tt.want)
+			failsBeforeAnything(t, stacktest.Get(t), args, exitUsage, tt.want)
 		})
 	}
 }
@@ -73,17 +77,14 @@ func TestServerLimits(t *testing.T) {
 	st := stacktest.Get(t)
 	ctx := context.Background()
 	t.Run("redis maxclients", func(t *testing.T) {
-		rdb := redisClient(t, st.RedisURL)
-		was, err := rdb.ConfigGet(ctx, "maxclients").Result()
-		if err != nil {
+		// A Redis of the test's own: other test binaries may share st.
+		own := privateStack(t)
+		if err := redisClient(t, own.RedisURL).ConfigSet(ctx, "maxclients", "60").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if err := rdb.ConfigSet(ctx, "maxclients", "60").Err(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { rdb.ConfigSet(context.Background(), "maxclients", was["maxclients"]) })
-		args := append([]string{"run", "--mode", "lock-only", "--procs", "2", "--goroutines", "50"}, stackArgs(t)...)
-		failsBeforeAnything(t, args, exitUsage, "redis maxclients is 60")
+		args := []string{"run", "--mode", "lock-only", "--procs", "2", "--goroutines", "50",
+			"--stack", "external", "--redis-url", own.RedisURL, "--pg-url", own.PGURL}
+		failsBeforeAnything(t, own, args, exitUsage, "redis maxclients is 60")
 	})
 	t.Run("postgresql role without CREATE", func(t *testing.T) {
 		conn, err := pgx.Connect(ctx, st.PGURL)
@@ -102,7 +103,7 @@ func TestServerLimits(t *testing.T) {
 		}
 		pgURL := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
 		args := []string{"run", "--mode", "update-only", "--stack", "external", "--redis-url", st.RedisURL, "--pg-url", pgURL}
-		failsBeforeAnything(t, args, exitUsage, "may not create schemas")
+		failsBeforeAnything(t, st, args, exitUsage, "may not create schemas")
 	})
 }
 
@@ -112,13 +113,14 @@ func TestGateNoCellRan(t *testing.T) {
 	if err := os.WriteFile(matrix, []byte("lock-only failover unsafe\nfenced failover safe\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	failsBeforeAnything(t, append([]string{"gate", "--matrix", matrix}, stackArgs(t)...), exitInfra, "no cell ran")
+	failsBeforeAnything(t, stacktest.Get(t), append([]string{"gate", "--matrix", matrix}, stackArgs(t)...), exitInfra, "no cell ran")
 }
 
 // failsBeforeAnything runs hammer with args (plus --quiet and a fresh
 // --out unless given) and checks the exit code, one line on stderr holding
-// want, and that no results folder, schema or key was left behind.
-func failsBeforeAnything(t *testing.T, args []string, wantCode int, want string) {
+// want, and that no results folder was left behind, nor a schema or key on
+// st.
+func failsBeforeAnything(t *testing.T, st *stack.Stack, args []string, wantCode int, want string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "results", "out")
 	if args[0] != "verify" && args[0] != "race" {
@@ -127,7 +129,7 @@ func failsBeforeAnything(t *testing.T, args []string, wantCode int, want string)
 			args = append(args, "--out", out)
 		}
 	}
-	before := leftovers(t)
+	before := leftovers(t, st)
 	code, _, stderr := hammer(t, args...)
 	if code != wantCode {
 		t.Errorf("exit %d, want %d; stderr: %s", code, wantCode, stderr)
@@ -138,15 +140,14 @@ func failsBeforeAnything(t *testing.T, args []string, wantCode int, want string)
 	if _, err := os.Stat(filepath.Dir(out)); err == nil {
 		t.Errorf("a results folder was left at %s", filepath.Dir(out))
 	}
-	if after := leftovers(t); after != before {
+	if after := leftovers(t, st); after != before {
 		t.Errorf("hammer schemas and keys: %s before, %s after", before, after)
 	}
 }
 
-// leftovers counts the hammer schemas and keys on the shared stack.
-func leftovers(t *testing.T) string {
+// leftovers counts the hammer schemas and keys on st.
+func leftovers(t *testing.T, st *stack.Stack) string {
 	t.Helper()
-	st := stacktest.Get(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, st.PGURL)
 	if err != nil {
@@ -162,6 +163,21 @@ func leftovers(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%d schemas and %d keys", schemas, len(keys))
+}
+
+// privateStack starts a local stack of the test's own, for a test that
+// changes a server's settings.
+func privateStack(t *testing.T) *stack.Stack {
+	t.Helper()
+	stacktest.Get(t) // skips or fails the test the way every integration test does
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := stack.Start(ctx, stack.Options{Kind: stack.Local})
+	if err != nil {
+		t.Fatalf("private stack: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // redisClient connects to the Redis at url for the test's duration.

@@ -148,6 +148,10 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 	if f.seats > math.MaxInt32 {
 		return fmt.Errorf("--seats %d is more than a sector holds (its counters are PostgreSQL integers: at most %d)", f.seats, math.MaxInt32)
 	}
+	if n := float64(f.procs) * float64(f.goroutines) * float64(f.attempts); n > math.MaxInt32 {
+		return fmt.Errorf("--procs %d × --goroutines %d × --attempts %d makes %.3g attempts; hammer records at most %d per race",
+			f.procs, f.goroutines, f.attempts, n, math.MaxInt32)
+	}
 	if f.lockTTLSet && f.lockTTL < minDuration {
 		return fmt.Errorf("--lock-ttl must be at least %s (Redis counts TTLs in milliseconds), got %s", minDuration, f.lockTTL)
 	}

@@ -85,14 +85,14 @@ func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios
 	if err := st.Close(); err != nil {
 		fmt.Fprintf(io.err, "hammer: stop servers: %v\n", err)
 	}
-	junit := ""
+	outputs := report.Outputs{NoCharts: ctx.Err() != nil} // interrupted: end at once
 	if command == "gate" {
-		junit = "hammer gate"
+		outputs.JUnit = "hammer gate"
 	}
 	// Error texts in the records may quote a URL: mask them before any
 	// file is written, since every file is derived from the records.
 	folder.Redact(io.secrets.String)
-	return finish(f.out, folder, lat, junit, io)
+	return finish(f.out, folder, lat, outputs, io)
 }
 
 // plan is the driver options of every scenario, but for what only a
@@ -195,12 +195,12 @@ func describe(ctx context.Context, st *stack.Stack, f *raceFlags) history.Env {
 // finish saves the raw records, verifies them, writes everything derived
 // from them (summary.json, the report, the charts and, for the gate,
 // junit.xml), prints the verdict table and returns the exit code.
-func finish(dir string, folder *history.Folder, lat *latency.Set, junit string, io stdio) int {
+func finish(dir string, folder *history.Folder, lat *latency.Set, outputs report.Outputs, io stdio) int {
 	if err := folder.Save(dir); err != nil {
 		fmt.Fprintf(io.err, "hammer: save results: %v\n", err)
 		return exitInfra
 	}
-	summary, err := report.WriteFolder(dir, folder, lat, junit)
+	summary, err := report.WriteFolder(dir, folder, lat, outputs)
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: write report: %v\n", err)
 		return exitInfra
@@ -210,6 +210,9 @@ func finish(dir string, folder *history.Folder, lat *latency.Set, junit string, 
 		return exitInfra
 	}
 	fmt.Fprintf(io.out, "\nresults: %s (report.md)\n", dir)
+	if outputs.NoCharts {
+		fmt.Fprintf(io.out, "interrupted: no charts drawn; hammer report %s draws them\n", dir)
+	}
 	return summary.ExitCode
 }
 

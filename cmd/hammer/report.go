@@ -39,7 +39,7 @@ func reportCmd(args []string, io stdio) int {
 	if folder.Manifest.Command == "gate" {
 		junit = "hammer gate"
 	}
-	summary, err := report.WriteFolder(dir, folder, lat, junit)
+	summary, err := report.WriteFolder(dir, folder, lat, report.Outputs{JUnit: junit})
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: report: %v\n", err)
 		return exitInfra

@@ -87,8 +87,8 @@ func exitCode(t *testing.T, cmd *exec.Cmd) (int, time.Duration) {
 
 // TestStopSignals: SIGINT and SIGHUP (a closed terminal), as SIGTERM, while a
 // worker is held in SIGSTOP by the pause-stop fault, with a 10 s TTL (so
-// 30 s of pause): hammer stops every worker and has saved the records
-// within 2 s, exits 3, its folder marked interrupted, no worker left.
+// 30 s of pause): hammer stops every worker, saves the folder marked
+// interrupted and exits 3 within 2 s, no worker left.
 func TestStopSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -102,19 +102,12 @@ func TestStopSignals(t *testing.T) {
 				return anyIn(workers, "T")
 			})
 			_ = syscall.Kill(-pid, sig) // the whole job, as a terminal does
-			sent := time.Now()
-			waitFor(t, 2*time.Second, "the records saved after "+sig.String(), func() bool {
-				_, err := os.Stat(filepath.Join(out, history.ManifestFile))
-				return err == nil
-			})
-			saved := time.Since(sent)
-			// The charts come last; the race detector makes them slow.
 			code, took := exitCode(t, cmd)
 			if code != exitInfra {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, stdout, stderr)
 			}
-			if took += saved; took > 15*time.Second {
-				t.Errorf("took %s to exit after %s, want a prompt exit, not a wait for the 30 s pause", took, sig)
+			if took > 2*time.Second {
+				t.Errorf("took %s to exit after %s, want 2 s at most, not a wait for the 30 s pause", took, sig)
 			}
 			for w := range workers {
 				if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(w))); err == nil {

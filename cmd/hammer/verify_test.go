@@ -77,6 +77,18 @@ func TestVerifyTampered(t *testing.T) {
 			},
 			want: []string{"undetermined: ledger.jsonl holds 18 records but manifest.json recorded 17"},
 		},
+		{
+			name:   "a line of the ledger garbled",
+			file:   "ledger.jsonl",
+			change: func(s string) string { return strings.Replace(s, `{"run"`, `{"run"::`, 2) },
+			want:   []string{"undetermined: ledger.jsonl does not parse (record 1: invalid character"},
+		},
+		{
+			name:   "history deleted",
+			file:   "history.jsonl",
+			change: nil,
+			want:   []string{"undetermined: history.jsonl is missing"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +99,12 @@ func TestVerifyTampered(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(path, []byte(tt.change(string(b))), 0o644); err != nil {
+			if tt.change == nil {
+				err = os.Remove(path)
+			} else {
+				err = os.WriteFile(path, []byte(tt.change(string(b))), 0o644)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			code, stdout, stderr := hammer(t, "verify", dir)

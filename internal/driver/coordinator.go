@@ -111,8 +111,12 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	if !o.Keep {
 		defer func() {
-			if cerr := cleanup(o, schema, prefix); cerr != nil && res != nil {
+			switch cerr := cleanup(o, schema, prefix); {
+			case cerr == nil:
+			case res != nil:
 				res.Warnings = append(res.Warnings, cerr.Error())
+			case err != nil: // set-up failed: say what it left behind too
+				err = fmt.Errorf("%w; %w", err, cerr)
 			}
 		}()
 	}
@@ -180,11 +184,14 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 }
 
 // newRun describes the race in the manifest, with the attempt records it
-// must leave per worker: the ones fillUnknown would fill in for all of them.
+// must leave per worker: every copy of every request it makes.
 func newRun(o Options) history.Run {
 	perWorker := make([]int, o.Procs)
-	for _, a := range fillUnknown(nil, o, o.Scenario.Name) {
-		perWorker[a.Proc]++
+	for p := range perWorker {
+		perWorker[p] = o.Scenario.Fault.Copies() * o.Goroutines * o.Attempts
+		if o.Rate > 0 {
+			perWorker[p] = o.Scenario.Fault.Copies() * openShare(o, p)
+		}
 	}
 	return history.Run{
 		Name: o.Scenario.Name, Mode: string(o.Scenario.Mode), Procs: o.Procs, Goroutines: o.Goroutines,
@@ -222,12 +229,8 @@ func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt
 	for _, a := range got {
 		seen[attemptKey(&a)] = true
 	}
-	copies := 1
-	if o.Scenario.Fault == scenarios.Duplicate {
-		copies = 2
-	}
 	for _, base := range expectedRequests(o) {
-		for try := range copies {
+		for try := range o.Scenario.Fault.Copies() {
 			a := base
 			a.Run, a.Mode, a.Try, a.Outcome = run, string(o.Scenario.Mode), try, history.Unknown
 			if !seen[attemptKey(&a)] {

@@ -122,9 +122,10 @@ func gateOptions(t *testing.T, cell scenarios.Scenario) driver.Options {
 	o := options(t, cell.Mode)
 	o.Scenario = cell
 	o.Procs, o.Goroutines, o.Seats, o.PoolSize = 2, 50, 20, 8
-	// As hammer gate sizes it: a 150 ms TTL where the fault expires the
-	// lock, a stall-proof one elsewhere; faults last three 150 ms TTLs.
-	o.LockTTL, o.LockWait, o.PauseFor = cell.Fault.LockTTL(150*time.Millisecond), 2*time.Second, 450*time.Millisecond
+	// As hammer gate sizes it: a 150 ms TTL where the fault breaks the
+	// lock by expiring it, longer ones elsewhere; faults last three TTLs.
+	o.LockTTL, o.LockWait = cell.Fault.LockTTL(150*time.Millisecond), 5*time.Second
+	o.PauseFor = 3 * min(o.LockTTL, 150*time.Millisecond)
 	o.Managed = managed(t)
 	return o
 }

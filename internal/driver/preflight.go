@@ -12,8 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/hammer-load/hammer/scenarios"
 )
 
 // ErrLimit reports a race that cannot fit: in the host's memory or file
@@ -50,21 +48,12 @@ const baseBytes = 128 << 20
 // fdsPerWorker is what a worker process opens besides its connections.
 const fdsPerWorker = 64
 
-// copies is how many times each request is sent: twice under the
-// duplicate fault.
-func copies(o Options) int {
-	if o.Scenario.Fault == scenarios.Duplicate {
-		return 2
-	}
-	return 1
-}
-
 // redisConns is how many Redis connections a race may hold open at once:
 // one per copy of a contender, one more per worker for the fault counter
 // and a heartbeat, and hammer's own (health check, strikes, clean-up, a
 // replica's link).
 func redisConns(o Options) int {
-	return o.Procs*(copies(o)*o.Goroutines+2) + 4
+	return o.Procs*(o.Scenario.Fault.Copies()*o.Goroutines+2) + 4
 }
 
 // pgConns is how many PostgreSQL connections a race may hold open at once:
@@ -79,9 +68,9 @@ func CheckHost(opts []Options) error {
 	var attempts, contenders int64
 	var fds int
 	for _, o := range opts {
-		attempts = max(attempts, int64(o.Contenders())*int64(copies(o)))
-		contenders = max(contenders, int64(o.Procs)*int64(o.Goroutines)*int64(copies(o)))
-		fds = max(fds, copies(o)*o.Goroutines+o.PoolSize+fdsPerWorker)
+		attempts = max(attempts, int64(o.Contenders())*int64(o.Scenario.Fault.Copies()))
+		contenders = max(contenders, int64(o.Procs)*int64(o.Goroutines)*int64(o.Scenario.Fault.Copies()))
+		fds = max(fds, o.Scenario.Fault.Copies()*o.Goroutines+o.PoolSize+fdsPerWorker)
 	}
 	need := uint64(baseBytes) + uint64(attempts)*bytesPerAttempt + uint64(contenders)*bytesPerContender
 	if avail, ok := availableMemory(); ok && need > avail/10*8 {
@@ -231,7 +220,7 @@ func checkRedis(ctx context.Context, redisURL string, need int, o Options) error
 	inUse := fields["connected_clients"]
 	if free := maxClients - inUse; need > free {
 		perWorker := fmt.Sprintf("%d goroutines", o.Goroutines)
-		if copies(o) == 2 {
+		if o.Scenario.Fault.Copies() == 2 {
 			perWorker += " × 2 copies"
 		}
 		return limitf("redis maxclients is %d (%d in use), but this run opens up to %d connections "+

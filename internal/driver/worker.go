@@ -178,11 +178,7 @@ func request(ctx context.Context, cfg workerConfig, c *strategy.Contender, base 
 
 // newRNGs seeds one random source per copy of a request goroutine g sends.
 func newRNGs(cfg workerConfig, g int) []*rand.Rand {
-	copies := 1
-	if cfg.Fault == scenarios.Duplicate {
-		copies = 2
-	}
-	rngs := make([]*rand.Rand, copies)
+	rngs := make([]*rand.Rand, cfg.Fault.Copies())
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Proc)<<32|uint64(g)<<1|uint64(i)))
 	}
