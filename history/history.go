@@ -5,7 +5,10 @@
 // agree on one format.
 package history
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Outcome is how one attempt ended, as the contender saw it.
 type Outcome string
@@ -100,6 +103,16 @@ type Sector struct {
 	ID        int    `json:"id"`
 	Capacity  int    `json:"capacity"`
 	Available int    `json:"available"`
+}
+
+// Offset renders instant at (Unix ns) as an offset from the go signal goAt:
+// "+30.0ms" within the first second, "+1.3s" after.
+func Offset(goAt, at int64) string {
+	d := time.Duration(at - goAt)
+	if d > -time.Second && d < time.Second {
+		return fmt.Sprintf("%+.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%+.1fs", d.Seconds())
 }
 
 // OpenRequests is how many requests an open-model run makes: rate per

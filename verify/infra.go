@@ -31,15 +31,8 @@ func (x *index) trouble(server string) (at int64, what string, ok bool) {
 	return at, what, ok
 }
 
-// since renders an instant as an offset from the go signal, e.g. "+1.3s"
-// or, within the first second, "+30.0ms".
-func (x *index) since(at int64) string {
-	d := at - x.in.GoAt
-	if d > -1e9 && d < 1e9 {
-		return fmt.Sprintf("%+.1fms", float64(d)/1e6)
-	}
-	return fmt.Sprintf("%+.1fs", float64(d)/1e9)
-}
+// since renders an instant as an offset from the go signal.
+func (x *index) since(at int64) string { return history.Offset(x.in.GoAt, at) }
 
 // troubleAt says when and how server first failed, e.g. "postgresql became
 // unreachable at +1.3s (dial tcp …: connection refused)"; "" when it

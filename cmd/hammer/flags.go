@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -174,7 +173,7 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 			return err
 		}
 	}
-	return checkOut(f.out)
+	return nil
 }
 
 // checkOpenModel validates --rate and --duration.
@@ -217,22 +216,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// checkOut refuses a results folder that already holds files: hammer never
-// overwrites what it did not create.
-func checkOut(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("--out %s: %w", dir, err)
-	case len(entries) > 0:
-		return fmt.Errorf("--out %s already holds files; choose an empty or new folder", dir)
-	}
-	return nil
 }

@@ -56,3 +56,21 @@ func (r *resultsDir) discard() {
 		}
 	}
 }
+
+// checkOut refuses a results folder that already holds files: hammer never
+// overwrites what it did not create.
+func checkOut(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("--out %s already holds files; choose an empty or new folder", dir)
+	}
+	return nil
+}

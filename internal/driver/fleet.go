@@ -201,7 +201,7 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 			timer.Reset(time.Hour)
 		case out := <-down:
 			stop(fmt.Sprintf("%s stopped answering at %s (%s); the race was stopped at %s, so the attempts still running were not judged",
-				out.Server, sinceGo(goAt, out.From), out.Err, sinceGo(goAt, time.Now().UnixNano())))
+				out.Server, history.Offset(goAt, out.From), out.Err, history.Offset(goAt, time.Now().UnixNano())))
 			down = nil
 		case <-ctx.Done():
 			stop(interrupted)
@@ -274,11 +274,6 @@ func (f *fleet) pids() []int {
 		out[i] = w.cmd.Process.Pid
 	}
 	return out
-}
-
-// sinceGo renders instant t as an offset from the go signal, e.g. "+1.5s".
-func sinceGo(goAt, t int64) string {
-	return fmt.Sprintf("%+.1fs", time.Duration(t-goAt).Seconds())
 }
 
 // tail keeps the last bytes a worker wrote to stderr, for error messages.
