@@ -91,10 +91,9 @@ func (f *injector) Done(a *history.Attempt) {
 	f.mu.Unlock()
 }
 
-// seq numbers the attempt among all holders of the run, the first time it
-// reaches a point where it holds the lock — or, in a mode without a lock,
-// the row (MidWrite comes after the UPDATE took it). It returns 0 for
-// faults that strike no chosen holder.
+// seq numbers the attempt among all holders of the run the first time it
+// reaches a point where the run's fault counts holders (countsAt). It
+// returns 0 for faults that strike no chosen holder.
 func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point) (int64, error) {
 	if !f.cfg.Fault.Scheduled() {
 		return 0, nil
@@ -102,9 +101,7 @@ func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point
 	f.mu.Lock()
 	n, ok := f.seqs[a]
 	f.mu.Unlock()
-	holds := p == strategy.AcquireGap || p == strategy.MidWrite ||
-		(p == strategy.Holding && f.cfg.Mode.UsesLock())
-	if ok || !holds {
+	if ok || !f.countsAt(p) {
 		return n, nil
 	}
 	n, err := f.rdb.Incr(ctx, f.cfg.FaultKey).Result()
@@ -115,6 +112,24 @@ func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point
 	f.seqs[a] = n
 	f.mu.Unlock()
 	return n, nil
+}
+
+// countsAt reports whether the run's fault numbers holders at point p.
+// Most faults count the holders that reach the point where they strike:
+// a holder that took the lock may still never get there (it found the
+// sector sold out or fenced, its lock having expired in the stir of an
+// earlier strike), but as many holders get there as seats are sold, so
+// every number scheduled in the first half of the sale is reached.
+// Slow-release also strikes the holder after the scheduled one, so it
+// numbers holders as they take the lock (or, without a lock, the row).
+func (f *injector) countsAt(p strategy.Point) bool {
+	switch f.cfg.Fault {
+	case scenarios.SlowRelease:
+		return p == strategy.MidWrite || (p == strategy.Holding && f.cfg.Mode.UsesLock())
+	case scenarios.Crash:
+		return p == strategy.MidWrite || p == strategy.AcquireGap // planted locks have a gap
+	}
+	return p == strategy.MidWrite
 }
 
 // pause stops the contender (and, like a stop-the-world pause, every
