@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
@@ -78,7 +77,7 @@ func TestServerLimits(t *testing.T) {
 	ctx := context.Background()
 	t.Run("redis maxclients", func(t *testing.T) {
 		// A Redis of the test's own: other test binaries may share st.
-		own := privateStack(t)
+		own := stacktest.Private(t)
 		if err := redisClient(t, own.RedisURL).ConfigSet(ctx, "maxclients", "60").Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -163,21 +162,6 @@ func leftovers(t *testing.T, st *stack.Stack) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%d schemas and %d keys", schemas, len(keys))
-}
-
-// privateStack starts a local stack of the test's own, for a test that
-// changes a server's settings.
-func privateStack(t *testing.T) *stack.Stack {
-	t.Helper()
-	stacktest.Get(t) // skips or fails the test the way every integration test does
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := stack.Start(ctx, stack.Options{Kind: stack.Local})
-	if err != nil {
-		t.Fatalf("private stack: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
 
 // redisClient connects to the Redis at url for the test's duration.

@@ -23,21 +23,6 @@ import (
 	"github.com/hammer-load/hammer/verify"
 )
 
-// privateStack starts a local stack of the test's own, whose servers the
-// test may kill.
-func privateStack(t *testing.T) *stack.Stack {
-	t.Helper()
-	stacktest.Get(t) // skips or fails the test the way every integration test does
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := stack.Start(ctx, stack.Options{Kind: stack.Local})
-	if err != nil {
-		t.Fatalf("private stack: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 // onStack points o at st.
 func onStack(o driver.Options, st *stack.Stack) driver.Options {
 	o.RedisURL, o.PGURL, o.Managed = st.RedisURL, st.PGURL, nil
@@ -57,7 +42,7 @@ func undetermined(v verify.Verdict) string { return strings.Join(v.Undetermined,
 // it went; nobody waits out the minute of --lock-wait and no attempt's
 // connection error is taken for the strategy's.
 func TestRedisKilledMidRace(t *testing.T) {
-	st := privateStack(t)
+	st := stacktest.Private(t)
 	o := onStack(options(t, scenarios.LockPlusUpdate), st)
 	o.Goroutines, o.Seats = 100, 200 // the race outlives the kill
 	o.OnGo = after(50*time.Millisecond, func() { _ = st.KillRedis() })
@@ -89,7 +74,7 @@ func TestRedisKilledMidRace(t *testing.T) {
 // cannot be read back, so nothing that needs it is judged and the run is
 // unknown, naming PostgreSQL, when, and what was not judged.
 func TestPostgresStoppedMidRace(t *testing.T) {
-	st := privateStack(t)
+	st := stacktest.Private(t)
 	o := onStack(options(t, scenarios.LockPlusUpdate), st)
 	o.Goroutines, o.Seats = 100, 200
 	o.ReadBackWait = time.Second

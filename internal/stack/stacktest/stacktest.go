@@ -120,3 +120,24 @@ func start() (*stack.Stack, error) {
 		PGURL:    os.Getenv(EnvPGURL),
 	})
 }
+
+// Private starts a local stack of the test's own, stopped when the test
+// ends, for a test that kills or reconfigures its servers (the shared
+// stack may be shared with other test binaries too). It skips or fails t
+// the way Get does when no stack can be had.
+func Private(t testing.TB) *stack.Stack {
+	t.Helper()
+	Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	st, err := stack.Start(ctx, stack.Options{Kind: stack.Local})
+	if err != nil {
+		t.Fatalf("stacktest: private stack: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("stacktest: stop the private stack: %v", err)
+		}
+	})
+	return st
+}
