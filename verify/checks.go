@@ -83,20 +83,11 @@ func (x *index) doubleSold() []Violation {
 // server: that is a gap (infraGaps), not a violation.
 func (x *index) missingSales() []Violation {
 	missing, moved, _ := x.unackedSales()
-	var out []Violation
-	if len(missing) > 0 {
-		out = append(out, Violation{Check: CheckMissingSale, Detail: fmt.Sprintf("%s: %s",
-			pick(len(missing), "1 attempt was told it got a seat but has no ledger row",
-				fmt.Sprintf("%d attempts were told they got a seat but have no ledger row", len(missing))),
-			capList(missing))})
-	}
-	if len(moved) > 0 {
-		out = append(out, Violation{Check: CheckMissingSale, Detail: fmt.Sprintf("%s: %s",
-			pick(len(moved), "1 attempt was told one seat but its ledger row holds another",
-				fmt.Sprintf("%d attempts were told one seat but their ledger rows hold another", len(moved))),
-			capList(moved))})
-	}
-	return out
+	return append(
+		listed(CheckMissingSale, missing, "1 attempt was told it got a seat but has no ledger row",
+			"%d attempts were told they got a seat but have no ledger row"),
+		listed(CheckMissingSale, moved, "1 attempt was told one seat but its ledger row holds another",
+			"%d attempts were told one seat but their ledger rows hold another")...)
 }
 
 // unackedSales names the attempts told "sold" that have no ledger row
@@ -144,18 +135,11 @@ func (x *index) phantomSales() []Violation {
 			refused = append(refused, fmt.Sprintf("%s (seat %d, told %s)", quoteEmpty(id), r.Seat, o))
 		}
 	}
-	var out []Violation
-	if len(refused) > 0 {
-		out = append(out, Violation{Check: CheckPhantomSale, Detail: fmt.Sprintf("%s: %s",
-			pick(len(refused), "1 ledger row belongs to an attempt that was told it got no seat",
-				fmt.Sprintf("%d ledger rows belong to attempts that were told they got no seat", len(refused))),
-			capList(refused))})
-	}
-	if orphans := x.orphanRows(); len(orphans) > 0 && x.complete() {
-		out = append(out, Violation{Check: CheckPhantomSale, Detail: fmt.Sprintf("%s: %s",
-			pick(len(orphans), "1 ledger row belongs to no attempt in the history",
-				fmt.Sprintf("%d ledger rows belong to no attempt in the history", len(orphans))),
-			capList(orphans))})
+	out := listed(CheckPhantomSale, refused, "1 ledger row belongs to an attempt that was told it got no seat",
+		"%d ledger rows belong to attempts that were told they got no seat")
+	if x.complete() {
+		out = append(out, listed(CheckPhantomSale, x.orphanRows(), "1 ledger row belongs to no attempt in the history",
+			"%d ledger rows belong to no attempt in the history")...)
 	}
 	return out
 }
@@ -193,20 +177,22 @@ func (x *index) duplicateRequests() []Violation {
 			inRows = append(inRows, fmt.Sprintf("%s (seats %s)", quoteEmpty(id), andList(seatsOf(rows))))
 		}
 	}
-	var out []Violation
-	if len(inAttempts) > 0 {
-		out = append(out, Violation{Check: CheckDuplicateRequest, Detail: fmt.Sprintf("%s: %s",
-			pick(len(inAttempts), "1 request id appears in more than one attempt",
-				fmt.Sprintf("%d request ids appear in more than one attempt", len(inAttempts))),
-			capList(inAttempts))})
+	return append(
+		listed(CheckDuplicateRequest, inAttempts, "1 request id appears in more than one attempt",
+			"%d request ids appear in more than one attempt"),
+		listed(CheckDuplicateRequest, inRows, "1 request id appears in more than one ledger row",
+			"%d request ids appear in more than one ledger row")...)
+}
+
+// listed is one violation of check naming items, headed by one for a
+// single item and by many (with %d for the count) for more; none without
+// items.
+func listed(check string, items []string, one, many string) []Violation {
+	if len(items) == 0 {
+		return nil
 	}
-	if len(inRows) > 0 {
-		out = append(out, Violation{Check: CheckDuplicateRequest, Detail: fmt.Sprintf("%s: %s",
-			pick(len(inRows), "1 request id appears in more than one ledger row",
-				fmt.Sprintf("%d request ids appear in more than one ledger row", len(inRows))),
-			capList(inRows))})
-	}
-	return out
+	return []Violation{{Check: check, Detail: fmt.Sprintf("%s: %s",
+		pick(len(items), one, fmt.Sprintf(many, len(items))), capList(items))}}
 }
 
 // seatsOf returns the seats of rows in ledger order.
