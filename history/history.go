@@ -8,6 +8,8 @@ package history
 import (
 	"fmt"
 	"time"
+
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // Outcome is how one attempt ended, as the contender saw it.
@@ -44,11 +46,11 @@ func (o Outcome) Indeterminate() bool { return o == Error || o == Unknown }
 // nanoseconds from the wall clock, which every process on one host shares;
 // zero means the phase did not happen.
 type Attempt struct {
-	Run       string `json:"run"`
-	Mode      string `json:"mode"`
-	Proc      int    `json:"proc"`
-	Goroutine int    `json:"goroutine"`
-	RequestID string `json:"request_id"`
+	Run       string         `json:"run"`
+	Mode      scenarios.Mode `json:"mode"`
+	Proc      int            `json:"proc"`
+	Goroutine int            `json:"goroutine"`
+	RequestID string         `json:"request_id"`
 	// Try tells apart the copies of a request sent more than once (the
 	// duplicate fault); 0 otherwise.
 	Try int `json:"try,omitempty"`
@@ -124,13 +126,13 @@ func OpenRequests(rate float64, duration time.Duration) int {
 // FaultEvent is one injected fault: what was done, to whom, from when to
 // when (Unix ns). Reports use it to show when faults happened.
 type FaultEvent struct {
-	Run       string `json:"run"`
-	Fault     string `json:"fault"`
-	Proc      int    `json:"proc"`
-	Goroutine int    `json:"goroutine"`
-	RequestID string `json:"request_id,omitempty"`
-	Start     int64  `json:"start_ns"`
-	End       int64  `json:"end_ns"`
+	Run       string          `json:"run"`
+	Fault     scenarios.Fault `json:"fault"`
+	Proc      int             `json:"proc"`
+	Goroutine int             `json:"goroutine"`
+	RequestID string          `json:"request_id,omitempty"`
+	Start     int64           `json:"start_ns"`
+	End       int64           `json:"end_ns"`
 	// Detail says in plain words what was done, e.g. "SIGSTOP of worker 1 (pid 4242) for 600ms".
 	Detail string `json:"detail"`
 	// Failed says why the injection failed; empty when it worked. A run
@@ -138,28 +140,17 @@ type FaultEvent struct {
 	Failed string `json:"failed,omitempty"`
 }
 
-// Expectation is what a scenario is expected to show.
-type Expectation string
-
-// The expectations a run can carry.
-const (
-	// Safe: the run must sell at most the seats that exist and pass every check.
-	Safe Expectation = "safe"
-	// Unsafe: the run must be caught overselling (a negative control).
-	Unsafe Expectation = "unsafe"
-)
-
 // Run describes one race in a results folder: what was raced and what went
 // wrong with the infrastructure while it ran.
 type Run struct {
-	Name       string      `json:"name"`
-	Mode       string      `json:"mode"`
-	Procs      int         `json:"procs"`
-	Goroutines int         `json:"goroutines"`
-	Seats      int         `json:"seats"`
-	Expected   Expectation `json:"expected,omitempty"`
+	Name       string                `json:"name"`
+	Mode       scenarios.Mode        `json:"mode"`
+	Procs      int                   `json:"procs"`
+	Goroutines int                   `json:"goroutines"`
+	Seats      int                   `json:"seats"`
+	Expected   scenarios.Expectation `json:"expected,omitempty"`
 	// Fault is the injected fault, empty for none.
-	Fault string `json:"fault,omitempty"`
+	Fault scenarios.Fault `json:"fault,omitempty"`
 	// LockTTL is the lock's time to live in nanoseconds; Extend tells
 	// whether holders kept extending it.
 	LockTTL int64 `json:"lock_ttl_ns,omitempty"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
 
@@ -51,7 +52,7 @@ func sample(fast bool) Summary {
 		ExitCode:   0,
 		Runs: []RunSummary{
 			{Name: "none", Mode: "none", Procs: 2, Goroutines: 10, Contenders: 20, Seats: 5, Sold: 7, Oversold: 2,
-				Verdict: verify.Invalid, Expected: history.Unsafe, ExpectOK: true, ExpectReason: "expected an oversell and saw one: sold 7 of 5",
+				Verdict: verify.Invalid, Expected: scenarios.Unsafe, ExpectOK: true, ExpectReason: "expected an oversell and saw one: sold 7 of 5",
 				Violations: []verify.Violation{{Check: "oversell", Detail: "sold 7 of 5 seats: 2 more than exist",
 					Story: []string{"   +1.0ms  p0-g1-a0 (process 0) read available = 5", "=> seat 1 was sold to both p0-g1-a0 and p1-g2-a0"}}},
 				Outcomes: map[string]int{"sold": 7, "sold_out": 13}, WinsByProcess: map[string]int{"0": 4, "1": 3},
@@ -59,7 +60,7 @@ func sample(fast bool) Summary {
 				Latency: []latency.Summary{{Phase: latency.Critical, Count: 20, Min: 0.5, P50: 1 * slow, P90: 2, P99: 3, P999: 3, Max: 3, Mean: 1.2},
 					{Phase: latency.Attempt, Count: 20, Min: 1, P50: 3 * slow, P90: 8, P99: 9 * slow, P999: 9 * slow, Max: 9 * slow, Mean: 4}}},
 			{Name: "update-only", Mode: "update-only", Procs: 2, Goroutines: 10, Contenders: 20, Seats: 5, Sold: 5,
-				Verdict: verify.Valid, Expected: history.Safe, ExpectOK: true, ExpectReason: "expected safe: every check passed, sold 5 of 5",
+				Verdict: verify.Valid, Expected: scenarios.Safe, ExpectOK: true, ExpectReason: "expected safe: every check passed, sold 5 of 5",
 				Violations: []verify.Violation{}, Outcomes: map[string]int{"sold": 5, "sold_out": 15},
 				WinsByProcess: map[string]int{"0": 2, "1": 3}, P50Ms: 2, P99Ms: 4, StartSkewMs: 0.3, SelloutMs: &sellout, Model: "closed",
 				Latency: []latency.Summary{{Phase: latency.Attempt, Count: 20, Min: 1, P50: 2, P90: 3, P99: 4, P999: 4, Max: 4, Mean: 2.2}}},
@@ -82,12 +83,12 @@ func TestCompareGolden(t *testing.T) {
 	// lock-only can no longer be told in B; lock-plus-update failed in A and
 	// holds in B; pause is only in A, fenced only in B.
 	a.Runs = append(a.Runs,
-		RunSummary{Name: "lock-only", Expected: history.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5},
-		RunSummary{Name: "lock-plus-update", Expected: history.Safe, Verdict: verify.Invalid, Sold: 6},
-		RunSummary{Name: "pause", Expected: history.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5})
+		RunSummary{Name: "lock-only", Expected: scenarios.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5},
+		RunSummary{Name: "lock-plus-update", Expected: scenarios.Safe, Verdict: verify.Invalid, Sold: 6},
+		RunSummary{Name: "pause", Expected: scenarios.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5})
 	b.Runs = append(b.Runs,
-		RunSummary{Name: "lock-only", Expected: history.Safe, Verdict: verify.Unknown, Sold: 4},
-		RunSummary{Name: "lock-plus-update", Expected: history.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5},
+		RunSummary{Name: "lock-only", Expected: scenarios.Safe, Verdict: verify.Unknown, Sold: 4},
+		RunSummary{Name: "lock-plus-update", Expected: scenarios.Safe, Verdict: verify.Valid, ExpectOK: true, Sold: 5},
 		RunSummary{Name: "fenced", Verdict: verify.Valid, ExpectOK: true, Sold: 5})
 	var out strings.Builder
 	if err := Compare(&out, a, b, "results/a", "results/b"); err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
 
@@ -136,7 +136,7 @@ func expectMoved(c RunChange) string {
 }
 
 // expectName names an expectation; none is "nothing" (the run must be valid).
-func expectName(e history.Expectation) string {
+func expectName(e scenarios.Expectation) string {
 	if e == "" {
 		return "nothing"
 	}

@@ -4,12 +4,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
 
 // line is a run's summary line with only what the judgement reads.
-func line(name string, expected history.Expectation, v verify.Status, ok bool) RunSummary {
+func line(name string, expected scenarios.Expectation, v verify.Status, ok bool) RunSummary {
 	return RunSummary{Name: name, Expected: expected, Verdict: v, ExpectOK: ok}
 }
 
@@ -27,12 +27,12 @@ func runNames(cs []RunChange) []string {
 }
 
 func TestRegressions(t *testing.T) {
-	safeValid := line("update-only", history.Safe, verify.Valid, true)
-	safeInvalid := line("update-only", history.Safe, verify.Invalid, false)
-	safeUnknown := line("update-only", history.Safe, verify.Unknown, false)
-	controlCaught := line("none", history.Unsafe, verify.Invalid, true)
-	controlLost := line("none", history.Unsafe, verify.Valid, false)
-	controlUnk := line("none", history.Unsafe, verify.Unknown, false)
+	safeValid := line("update-only", scenarios.Safe, verify.Valid, true)
+	safeInvalid := line("update-only", scenarios.Safe, verify.Invalid, false)
+	safeUnknown := line("update-only", scenarios.Safe, verify.Unknown, false)
+	controlCaught := line("none", scenarios.Unsafe, verify.Invalid, true)
+	controlLost := line("none", scenarios.Unsafe, verify.Valid, false)
+	controlUnk := line("none", scenarios.Unsafe, verify.Unknown, false)
 	bareValid := line("plain", "", verify.Valid, true)
 	bareInvalid := line("plain", "", verify.Invalid, false)
 	tests := []struct {
@@ -105,8 +105,8 @@ func TestRegressions(t *testing.T) {
 func TestConclusionCapsTheList(t *testing.T) {
 	var a, b Summary
 	for _, n := range []string{"r1", "r2", "r3", "r4", "r5", "r6", "r7"} {
-		a.Runs = append(a.Runs, line(n, history.Safe, verify.Valid, true))
-		b.Runs = append(b.Runs, line(n, history.Safe, verify.Invalid, false))
+		a.Runs = append(a.Runs, line(n, scenarios.Safe, verify.Valid, true))
+		b.Runs = append(b.Runs, line(n, scenarios.Safe, verify.Invalid, false))
 	}
 	want := "B is worse than A in 7 runs: `r1` (valid → invalid), `r2` (valid → invalid), `r3` (valid → invalid), " +
 		"`r4` (valid → invalid), `r5` (valid → invalid) and 2 more"
@@ -116,7 +116,7 @@ func TestConclusionCapsTheList(t *testing.T) {
 }
 
 func TestMismatches(t *testing.T) {
-	run := func(n string) RunSummary { return line(n, history.Safe, verify.Valid, true) }
+	run := func(n string) RunSummary { return line(n, scenarios.Safe, verify.Valid, true) }
 	tests := []struct {
 		name string
 		a, b Summary
@@ -128,7 +128,7 @@ func TestMismatches(t *testing.T) {
 			want: []string{"A comes from hammer gate, B from hammer load: their runs may not be comparable"}},
 		{name: "run only in A", a: folder("load", run("x"), run("y")), b: folder("load", run("x")),
 			want: []string{"A and B ran different matrices (only the runs both hold are judged): 1 run only in A: y"}},
-		{name: "expectation differs", a: folder("load", line("none", history.Unsafe, verify.Invalid, true)),
+		{name: "expectation differs", a: folder("load", line("none", scenarios.Unsafe, verify.Invalid, true)),
 			b:    folder("load", line("none", "", verify.Invalid, false)),
 			want: []string{"expectations differ between A and B in 1 run (B is judged by its own): none (expected unsafe → nothing)"}},
 		{name: "runs only on each side, capped", a: folder("gate", run("x"), run("a1"), run("a2"), run("a3"), run("a4"), run("a5")),
@@ -151,18 +151,18 @@ func TestChangeCell(t *testing.T) {
 		a, b RunSummary
 		want string
 	}{
-		{name: "same", a: line("x", history.Safe, verify.Valid, true), b: line("x", history.Safe, verify.Valid, true), want: ""},
-		{name: "worse", a: line("x", history.Safe, verify.Valid, true), b: line("x", history.Safe, verify.Invalid, false),
+		{name: "same", a: line("x", scenarios.Safe, verify.Valid, true), b: line("x", scenarios.Safe, verify.Valid, true), want: ""},
+		{name: "worse", a: line("x", scenarios.Safe, verify.Valid, true), b: line("x", scenarios.Safe, verify.Invalid, false),
 			want: "**worse: valid → invalid**"},
-		{name: "cannot tell", a: line("x", history.Safe, verify.Valid, true), b: line("x", history.Safe, verify.Unknown, false),
+		{name: "cannot tell", a: line("x", scenarios.Safe, verify.Valid, true), b: line("x", scenarios.Safe, verify.Unknown, false),
 			want: "**cannot tell: valid → unknown**"},
-		{name: "better", a: line("x", history.Safe, verify.Unknown, false), b: line("x", history.Safe, verify.Valid, true),
+		{name: "better", a: line("x", scenarios.Safe, verify.Unknown, false), b: line("x", scenarios.Safe, verify.Valid, true),
 			want: "better: unknown → valid"},
-		{name: "unknown in A, caught in B", a: line("x", history.Safe, verify.Unknown, false), b: line("x", history.Safe, verify.Invalid, false),
+		{name: "unknown in A, caught in B", a: line("x", scenarios.Safe, verify.Unknown, false), b: line("x", scenarios.Safe, verify.Invalid, false),
 			want: "**worse: unknown → invalid**"},
-		{name: "still failing, other verdict", a: line("x", history.Unsafe, verify.Valid, false), b: line("x", history.Unsafe, verify.Unknown, false),
+		{name: "still failing, other verdict", a: line("x", scenarios.Unsafe, verify.Valid, false), b: line("x", scenarios.Unsafe, verify.Unknown, false),
 			want: "changed: valid → unknown"},
-		{name: "expectation changed only", a: line("x", history.Safe, verify.Valid, true), b: line("x", "", verify.Valid, true),
+		{name: "expectation changed only", a: line("x", scenarios.Safe, verify.Valid, true), b: line("x", "", verify.Valid, true),
 			want: "changed: valid → valid, expected safe → nothing"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
 
@@ -40,28 +41,28 @@ type Summary struct {
 
 // RunSummary is one run's line of the verdict table, with its evidence.
 type RunSummary struct {
-	Name       string `json:"name"`
-	Mode       string `json:"mode"`
-	Procs      int    `json:"procs"`
-	Goroutines int    `json:"goroutines"`
-	Contenders int    `json:"contenders"`
-	Seats      int    `json:"seats"`
-	Sold       int    `json:"sold"`
-	Oversold   int    `json:"oversold"`
+	Name       string         `json:"name"`
+	Mode       scenarios.Mode `json:"mode"`
+	Procs      int            `json:"procs"`
+	Goroutines int            `json:"goroutines"`
+	Contenders int            `json:"contenders"`
+	Seats      int            `json:"seats"`
+	Sold       int            `json:"sold"`
+	Oversold   int            `json:"oversold"`
 	// LedgerUnread is set when the ledger could not be read back: Sold and
 	// Oversold then count nothing.
-	LedgerUnread bool                `json:"ledger_unread,omitempty"`
-	Verdict      verify.Status       `json:"verdict"`
-	Expected     history.Expectation `json:"expected,omitempty"`
-	ExpectOK     bool                `json:"expectation_met"`
-	ExpectReason string              `json:"expectation,omitempty"`
-	Violations   []verify.Violation  `json:"violations"`
-	Notes        []string            `json:"notes,omitempty"`
-	Undetermined []string            `json:"undetermined,omitempty"`
-	Outcomes     map[string]int      `json:"outcomes"`
-	P50Ms        float64             `json:"latency_p50_ms"`
-	P99Ms        float64             `json:"latency_p99_ms"`
-	StartSkewMs  float64             `json:"start_skew_ms"`
+	LedgerUnread bool                  `json:"ledger_unread,omitempty"`
+	Verdict      verify.Status         `json:"verdict"`
+	Expected     scenarios.Expectation `json:"expected,omitempty"`
+	ExpectOK     bool                  `json:"expectation_met"`
+	ExpectReason string                `json:"expectation,omitempty"`
+	Violations   []verify.Violation    `json:"violations"`
+	Notes        []string              `json:"notes,omitempty"`
+	Undetermined []string              `json:"undetermined,omitempty"`
+	Outcomes     map[string]int        `json:"outcomes"`
+	P50Ms        float64               `json:"latency_p50_ms"`
+	P99Ms        float64               `json:"latency_p99_ms"`
+	StartSkewMs  float64               `json:"start_skew_ms"`
 	// ElapsedMs is from the go signal to the last attempt's answer.
 	ElapsedMs float64 `json:"elapsed_ms"`
 	// SelloutMs is null when the sector never sold out.

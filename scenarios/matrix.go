@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/hammer-load/hammer/history"
 )
 
 //go:embed gate.matrix
@@ -67,8 +65,8 @@ func parseCell(fields []string) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
-	expect := history.Expectation(fields[2])
-	if expect != history.Safe && expect != history.Unsafe {
+	expect := Expectation(fields[2])
+	if expect != Safe && expect != Unsafe {
 		return Scenario{}, fmt.Errorf("expect %q: want safe or unsafe", fields[2])
 	}
 	extend := len(fields) == 4

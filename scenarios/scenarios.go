@@ -6,8 +6,6 @@ package scenarios
 import (
 	"fmt"
 	"strings"
-
-	"github.com/hammer-load/hammer/history"
 )
 
 // Mode is a reservation strategy under test.
@@ -49,6 +47,17 @@ func ParseMode(s string) (Mode, error) {
 // UsesLock reports whether contenders in this mode take the Redis lock.
 func (m Mode) UsesLock() bool { return m == LockOnly || m == LockPlusUpdate || m == Fenced }
 
+// Expectation is what a scenario is expected to show.
+type Expectation string
+
+// The expectations a run can carry.
+const (
+	// Safe: the run must sell at most the seats that exist and pass every check.
+	Safe Expectation = "safe"
+	// Unsafe: the run must be caught overselling (a negative control).
+	Unsafe Expectation = "unsafe"
+)
+
 // Scenario is one race of a matrix: a name, a mode, an optional fault and
 // what it must show.
 type Scenario struct {
@@ -56,7 +65,7 @@ type Scenario struct {
 	Mode     Mode
 	Fault    Fault // NoFault for none
 	Extend   bool  // holders keep extending the lock's TTL while they work
-	Expected history.Expectation
+	Expected Expectation
 }
 
 // CellName names a scenario of a matrix: "mode", "mode/fault" or
@@ -77,10 +86,10 @@ func CellName(m Mode, f Fault, extend bool) string {
 // produced no contention and the run cannot be trusted to see an oversell.
 func Load() []Scenario {
 	return []Scenario{
-		{Name: "none", Mode: None, Expected: history.Unsafe},
-		{Name: "lock-only", Mode: LockOnly, Expected: history.Safe},
-		{Name: "update-only", Mode: UpdateOnly, Expected: history.Safe},
-		{Name: "lock-plus-update", Mode: LockPlusUpdate, Expected: history.Safe},
-		{Name: "fenced", Mode: Fenced, Expected: history.Safe},
+		{Name: "none", Mode: None, Expected: Unsafe},
+		{Name: "lock-only", Mode: LockOnly, Expected: Safe},
+		{Name: "update-only", Mode: UpdateOnly, Expected: Safe},
+		{Name: "lock-plus-update", Mode: LockPlusUpdate, Expected: Safe},
+		{Name: "fenced", Mode: Fenced, Expected: Safe},
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/hammer-load/hammer/history"
 )
 
 func TestParseMode(t *testing.T) {
@@ -32,14 +30,14 @@ func TestParseMode(t *testing.T) {
 }
 
 func TestLoadMatrix(t *testing.T) {
-	seen := map[Mode]history.Expectation{}
+	seen := map[Mode]Expectation{}
 	for _, s := range Load() {
 		seen[s.Mode] = s.Expected
 	}
 	for _, m := range Modes() {
-		want := history.Safe
+		want := Safe
 		if m == None {
-			want = history.Unsafe
+			want = Unsafe
 		}
 		if got, ok := seen[m]; !ok || got != want {
 			t.Errorf("mode %s: expectation %q, want %q", m, got, want)
@@ -54,7 +52,7 @@ func TestGateMatrix(t *testing.T) {
 	}
 	unsafe := 0
 	for _, c := range cells {
-		if c.Expected == history.Unsafe {
+		if c.Expected == Unsafe {
 			unsafe++
 		}
 	}
@@ -71,8 +69,8 @@ func TestParseMatrix(t *testing.T) {
 		wantErr string
 	}{
 		{"cells and comments", "# c\n\nlock-only pause unsafe extend\nupdate-only none safe # x\n", []Scenario{
-			{Name: "lock-only/pause+extend", Mode: LockOnly, Fault: Pause, Extend: true, Expected: history.Unsafe},
-			{Name: "update-only", Mode: UpdateOnly, Expected: history.Safe},
+			{Name: "lock-only/pause+extend", Mode: LockOnly, Fault: Pause, Extend: true, Expected: Unsafe},
+			{Name: "update-only", Mode: UpdateOnly, Expected: Safe},
 		}, ""},
 		{"unknown mode", "optimistic none safe\n", nil, "matrix line 1: unknown mode"},
 		{"unknown fault", "lock-only meteor safe\n", nil, "matrix line 1: unknown fault"},

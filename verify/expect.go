@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // Expect compares a verdict with a run's expectation. Safe holds when the
@@ -13,34 +13,34 @@ import (
 // ability to detect one. No expectation ("") holds when the verdict
 // is Valid. An Unknown verdict never holds. The reason is one sentence for a
 // user either way.
-func Expect(v Verdict, e history.Expectation) (ok bool, reason string) {
+func Expect(v Verdict, e scenarios.Expectation) (ok bool, reason string) {
 	if v.Status == Unknown {
 		return false, fmt.Sprintf("%s, but the outcome could not be determined: %s",
 			expected(e), strings.Join(v.Undetermined, "; "))
 	}
 	switch e {
-	case history.Safe, "":
+	case scenarios.Safe, "":
 		return expectValid(v, e)
-	case history.Unsafe:
+	case scenarios.Unsafe:
 		return expectOversell(v)
 	}
 	return false, fmt.Sprintf("unrecognised expectation %q (want %q, %q or none)",
-		e, history.Safe, history.Unsafe)
+		e, scenarios.Safe, scenarios.Unsafe)
 }
 
 // expected names an expectation for the start of a reason.
-func expected(e history.Expectation) string {
+func expected(e scenarios.Expectation) string {
 	switch e {
 	case "":
 		return "no expectation"
-	case history.Unsafe:
+	case scenarios.Unsafe:
 		return "expected an oversell"
 	}
 	return fmt.Sprintf("expected %s", e)
 }
 
 // expectValid judges a Safe expectation, or none, against a determined verdict.
-func expectValid(v Verdict, e history.Expectation) (bool, string) {
+func expectValid(v Verdict, e scenarios.Expectation) (bool, string) {
 	if v.Status == Valid {
 		return true, fmt.Sprintf("%s: every check passed, sold %d of %d", expected(e), v.Sold, v.Seats)
 	}

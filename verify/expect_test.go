@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // The verdicts to judge against expectations.
@@ -30,29 +31,29 @@ func TestExpect(t *testing.T) {
 	tests := []struct {
 		name       string
 		v          Verdict
-		e          history.Expectation
+		e          scenarios.Expectation
 		wantOK     bool
 		wantReason string // the reason must contain this
 	}{
-		{name: "safe/valid", v: validFull(), e: history.Safe, wantOK: true,
+		{name: "safe/valid", v: validFull(), e: scenarios.Safe, wantOK: true,
 			wantReason: "expected safe: every check passed, sold 100 of 100"},
-		{name: "safe/invalid", v: oversoldRun(), e: history.Safe, wantOK: false,
+		{name: "safe/invalid", v: oversoldRun(), e: scenarios.Safe, wantOK: false,
 			wantReason: "expected safe, but the run is invalid: oversell (sold 137 of 100)"},
-		{name: "safe/unknown", v: unknownRun(), e: history.Safe, wantOK: false,
+		{name: "safe/unknown", v: unknownRun(), e: scenarios.Safe, wantOK: false,
 			wantReason: "expected safe, but the outcome could not be determined: history incomplete: worker 2 died"},
-		{name: "unsafe/valid sold out", v: validFull(), e: history.Unsafe, wantOK: false,
+		{name: "unsafe/valid sold out", v: validFull(), e: scenarios.Unsafe, wantOK: false,
 			wantReason: "detection lost: expected an oversell but sold exactly 100 of 100 — the race produced no contention, so this run cannot see an oversell"},
-		{name: "unsafe/valid not sold out", v: validPartial(), e: history.Unsafe, wantOK: false,
+		{name: "unsafe/valid not sold out", v: validPartial(), e: scenarios.Unsafe, wantOK: false,
 			wantReason: "detection lost: expected an oversell but sold only 97 of 100"},
-		{name: "unsafe/invalid with oversell", v: oversoldRun(), e: history.Unsafe, wantOK: true,
+		{name: "unsafe/invalid with oversell", v: oversoldRun(), e: scenarios.Unsafe, wantOK: true,
 			wantReason: "expected an oversell and saw one: sold 137 of 100"},
-		{name: "unsafe/double sale without oversell", v: doubleSoldRun(), e: history.Unsafe, wantOK: true,
+		{name: "unsafe/double sale without oversell", v: doubleSoldRun(), e: scenarios.Unsafe, wantOK: true,
 			wantReason: "expected unsafety and saw it: double-sold (1 seat: 5)"},
 		{name: "unsafe/only errors", v: Verdict{Status: Invalid, Sold: 100, Seats: 100,
 			Violations: []Violation{{Check: CheckUnexpectedError, Detail: "1 attempt failed with an error in a run without faults: x"}}},
-			e: history.Unsafe, wantOK: false,
+			e: scenarios.Unsafe, wantOK: false,
 			wantReason: "detection lost: expected an oversell but sold 100 of 100; a negative control must be seen breaking safety, and this run only shows unexpected-error"},
-		{name: "unsafe/unknown", v: unknownRun(), e: history.Unsafe, wantOK: false,
+		{name: "unsafe/unknown", v: unknownRun(), e: scenarios.Unsafe, wantOK: false,
 			wantReason: "expected an oversell, but the outcome could not be determined"},
 		{name: "none/valid", v: validPartial(), e: "", wantOK: true,
 			wantReason: "no expectation: every check passed, sold 97 of 100"},
@@ -77,7 +78,7 @@ func TestExpect(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
-	run := func(v Verdict, e history.Expectation) RunVerdict {
+	run := func(v Verdict, e scenarios.Expectation) RunVerdict {
 		return RunVerdict{Run: history.Run{Name: "r", Expected: e}, Verdict: v}
 	}
 	tests := []struct {
@@ -87,16 +88,16 @@ func TestExitCode(t *testing.T) {
 	}{
 		{name: "no runs", rs: nil, want: 0},
 		{name: "valid without expectation", rs: []RunVerdict{run(validFull(), "")}, want: 0},
-		{name: "safe and unsafe both hold", rs: []RunVerdict{run(validFull(), history.Safe), run(oversoldRun(), history.Unsafe)}, want: 0},
+		{name: "safe and unsafe both hold", rs: []RunVerdict{run(validFull(), scenarios.Safe), run(oversoldRun(), scenarios.Unsafe)}, want: 0},
 		{name: "invalid without expectation", rs: []RunVerdict{run(oversoldRun(), "")}, want: 1},
-		{name: "invalid but expected safe", rs: []RunVerdict{run(oversoldRun(), history.Safe)}, want: 1},
-		{name: "unsafe shown by a double sale", rs: []RunVerdict{run(doubleSoldRun(), history.Unsafe)}, want: 0},
-		{name: "detection lost", rs: []RunVerdict{run(validFull(), history.Unsafe)}, want: 1},
-		{name: "unknown", rs: []RunVerdict{run(validFull(), history.Safe), run(unknownRun(), history.Safe)}, want: 3},
-		{name: "unknown unsafe", rs: []RunVerdict{run(unknownRun(), history.Unsafe)}, want: 3},
-		{name: "failure beats unknown", rs: []RunVerdict{run(unknownRun(), history.Safe), run(oversoldRun(), history.Safe)}, want: 1},
-		{name: "failure after unknown still fails", rs: []RunVerdict{run(unknownRun(), ""), run(validFull(), history.Unsafe)}, want: 1},
-		{name: "stale ExpectOK is not trusted", rs: []RunVerdict{{Run: history.Run{Expected: history.Safe}, Verdict: oversoldRun(), ExpectOK: true}}, want: 1},
+		{name: "invalid but expected safe", rs: []RunVerdict{run(oversoldRun(), scenarios.Safe)}, want: 1},
+		{name: "unsafe shown by a double sale", rs: []RunVerdict{run(doubleSoldRun(), scenarios.Unsafe)}, want: 0},
+		{name: "detection lost", rs: []RunVerdict{run(validFull(), scenarios.Unsafe)}, want: 1},
+		{name: "unknown", rs: []RunVerdict{run(validFull(), scenarios.Safe), run(unknownRun(), scenarios.Safe)}, want: 3},
+		{name: "unknown unsafe", rs: []RunVerdict{run(unknownRun(), scenarios.Unsafe)}, want: 3},
+		{name: "failure beats unknown", rs: []RunVerdict{run(unknownRun(), scenarios.Safe), run(oversoldRun(), scenarios.Safe)}, want: 1},
+		{name: "failure after unknown still fails", rs: []RunVerdict{run(unknownRun(), ""), run(validFull(), scenarios.Unsafe)}, want: 1},
+		{name: "stale ExpectOK is not trusted", rs: []RunVerdict{{Run: history.Run{Expected: scenarios.Safe}, Verdict: oversoldRun(), ExpectOK: true}}, want: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

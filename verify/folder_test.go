@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // stamp sets the run of every record in r and returns them.
@@ -24,8 +25,8 @@ func TestFolder(t *testing.T) {
 		Manifest: history.Manifest{
 			Schema: history.ManifestSchema,
 			Runs: []history.Run{
-				{Name: "none", Mode: "none", Seats: 100, Expected: history.Unsafe},
-				{Name: "update-only", Mode: "update-only", Seats: 10, Expected: history.Safe},
+				{Name: "none", Mode: "none", Seats: 100, Expected: scenarios.Unsafe},
+				{Name: "update-only", Mode: "update-only", Seats: 10, Expected: scenarios.Safe},
 			},
 		},
 		Records: history.Records{

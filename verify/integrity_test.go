@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // twoRuns is a folder of two runs of two workers each: none (3 seats, 8
@@ -15,12 +16,12 @@ import (
 // update-only (10 seats, 20 contenders, the last 10 sold out).
 func twoRuns() *history.Folder {
 	f := &history.Folder{Manifest: history.Manifest{Schema: history.ManifestSchema, Runs: []history.Run{
-		{Name: "none", Mode: "none", Procs: 2, Seats: 3, Expected: history.Unsafe, RequestsPerWorker: []int{4, 4}},
-		{Name: "update-only", Mode: "update-only", Procs: 2, Seats: 10, Expected: history.Safe, RequestsPerWorker: []int{10, 10}},
+		{Name: "none", Mode: "none", Procs: 2, Seats: 3, Expected: scenarios.Unsafe, RequestsPerWorker: []int{4, 4}},
+		{Name: "update-only", Mode: "update-only", Procs: 2, Seats: 10, Expected: scenarios.Safe, RequestsPerWorker: []int{10, 10}},
 	}}}
 	add := func(run string, n, seats int) {
 		for i := range n {
-			a := history.Attempt{Run: run, Mode: run, Proc: i % 2, RequestID: reqID(i), Outcome: history.SoldOut}
+			a := history.Attempt{Run: run, Mode: scenarios.Mode(run), Proc: i % 2, RequestID: reqID(i), Outcome: history.SoldOut}
 			if run == "none" || i < seats {
 				a.Outcome, a.Seat = history.Sold, i%seats+1
 				f.Sales = append(f.Sales, history.Sale{Run: run, Sector: 1, Seat: a.Seat, RequestID: a.RequestID})

@@ -61,7 +61,7 @@ func Overlaps(attempts []history.Attempt) []Overlap {
 // and fenced the database keeps the ledger right however the lock behaves,
 // so overlaps there are noted, not failed (see notes).
 func (x *index) mutualExclusion() []Violation {
-	if x.in.Mode != string(scenarios.LockOnly) {
+	if x.in.Mode != scenarios.LockOnly {
 		return nil
 	}
 	var overlaps []Overlap
@@ -93,7 +93,7 @@ func (x *index) overlapNote() string {
 	switch {
 	case n == 0, x.worldBroke():
 		return ""
-	case x.in.Mode == string(scenarios.LockOnly):
+	case x.in.Mode == scenarios.LockOnly:
 		world := 0
 		for _, o := range x.overlaps {
 			if o.cause.world() {
@@ -112,8 +112,8 @@ func (x *index) overlapNote() string {
 
 // explainsErrors reports whether an attempt may fail with an error under
 // fault without the strategy being broken.
-func explainsErrors(fault string) bool {
-	switch scenarios.Fault(fault) {
+func explainsErrors(fault scenarios.Fault) bool {
+	switch fault {
 	case scenarios.LockLoss, scenarios.Failover, scenarios.Crash, scenarios.NetDelay, scenarios.Partition:
 		return true
 	}

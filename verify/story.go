@@ -67,7 +67,7 @@ func (x *index) faultEvents(ids ...string) []event {
 	var out []event
 	for _, f := range x.in.Faults {
 		if slices.Contains(ids, f.RequestID) {
-			out = append(out, event{f.Start, "fault " + f.Fault + ": " + f.Detail})
+			out = append(out, event{f.Start, "fault " + string(f.Fault) + ": " + f.Detail})
 			if f.End > f.Start {
 				out = append(out, event{f.End, fmt.Sprintf("fault %s on %s ended", f.Fault, f.RequestID)})
 			}

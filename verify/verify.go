@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // Status is the overall result of verifying one run.
@@ -77,9 +78,9 @@ type Input struct {
 	Incomplete []string
 	// Mode is the run's mode; the lock's mutual exclusion is a safety
 	// property only where the lock is the guarantee (lock-only).
-	Mode string
+	Mode scenarios.Mode
 	// Fault is the injected fault, empty for none.
-	Fault string
+	Fault scenarios.Fault
 	// LockTTL is the lock's time to live, for the stories; Extend tells
 	// whether holders kept extending it.
 	LockTTL time.Duration

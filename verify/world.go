@@ -72,7 +72,7 @@ func (x *index) injectedOn(a history.Attempt) bool {
 	for _, f := range x.in.Faults {
 		end := max(f.End, f.Start)
 		touched := f.RequestID == a.RequestID || (f.RequestID == "" && f.Start <= to && end >= from)
-		if touched && scenarios.Fault(f.Fault).BreaksLock() {
+		if touched && f.Fault.BreaksLock() {
 			return true
 		}
 	}
@@ -104,7 +104,7 @@ func (x *index) expiredBefore(a, b history.Attempt) bool {
 // oversells, double sales and lost updates such a run shows are then the
 // world's doing too, and are not judged.
 func (x *index) worldBroke() bool {
-	if x.in.Mode != string(scenarios.LockOnly) || len(x.overlaps) == 0 {
+	if x.in.Mode != scenarios.LockOnly || len(x.overlaps) == 0 {
 		return false
 	}
 	for _, o := range x.overlaps {

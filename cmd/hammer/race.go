@@ -166,8 +166,8 @@ func raceScenarios(ctx context.Context, runID string, f *raceFlags, st *stack.St
 // only be unknown.
 func notRun(sc scenarios.Scenario, f *raceFlags, why string) history.Run {
 	return history.Run{
-		Name: sc.Name, Mode: string(sc.Mode), Procs: f.procs, Goroutines: f.goroutines,
-		Seats: f.seats, Expected: sc.Expected, Fault: string(sc.Fault), Extend: sc.Extend,
+		Name: sc.Name, Mode: sc.Mode, Procs: f.procs, Goroutines: f.goroutines,
+		Seats: f.seats, Expected: sc.Expected, Fault: sc.Fault, Extend: sc.Extend,
 		Incomplete: []string{why},
 	}
 }

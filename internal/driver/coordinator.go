@@ -194,8 +194,8 @@ func newRun(o Options) history.Run {
 		}
 	}
 	return history.Run{
-		Name: o.Scenario.Name, Mode: string(o.Scenario.Mode), Procs: o.Procs, Goroutines: o.Goroutines,
-		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: string(o.Scenario.Fault),
+		Name: o.Scenario.Name, Mode: o.Scenario.Mode, Procs: o.Procs, Goroutines: o.Goroutines,
+		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: o.Scenario.Fault,
 		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend,
 		Rate: o.Rate, Duration: int64(o.Duration), RequestsPerWorker: perWorker,
 	}
@@ -232,7 +232,7 @@ func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt
 	for _, base := range expectedRequests(o) {
 		for try := range o.Scenario.Fault.Copies() {
 			a := base
-			a.Run, a.Mode, a.Try, a.Outcome = run, string(o.Scenario.Mode), try, history.Unknown
+			a.Run, a.Mode, a.Try, a.Outcome = run, o.Scenario.Mode, try, history.Unknown
 			if !seen[attemptKey(&a)] {
 				got = append(got, a)
 			}

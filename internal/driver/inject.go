@@ -207,7 +207,7 @@ func (f *injector) listen(dec *json.Decoder) {
 
 func (f *injector) event(a *history.Attempt, start time.Time, detail string) {
 	f.rep.send(message{Event: &history.FaultEvent{
-		Run: f.cfg.Run, Fault: string(f.cfg.Fault), Proc: a.Proc, Goroutine: a.Goroutine,
+		Run: f.cfg.Run, Fault: f.cfg.Fault, Proc: a.Proc, Goroutine: a.Goroutine,
 		RequestID: a.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
 	}})
 }

@@ -56,7 +56,7 @@ func proxyFor(server *toxiproxy.ApiServer, name, rawURL string) (*toxiproxy.Prox
 // heals it, and returns the fault event.
 func (p *netProxies) window(ctx context.Context, run string, f scenarios.Fault, start time.Time, d time.Duration) history.FaultEvent {
 	sleep(ctx, time.Until(start))
-	ev := history.FaultEvent{Run: run, Fault: string(f), Proc: -1, Goroutine: -1, Start: time.Now().UnixNano()}
+	ev := history.FaultEvent{Run: run, Fault: f, Proc: -1, Goroutine: -1, Start: time.Now().UnixNano()}
 	var err error
 	switch f {
 	case scenarios.NetDelay:

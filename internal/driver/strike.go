@@ -73,7 +73,7 @@ func (s *striker) handle(ctx context.Context, st strike) {
 		start := time.Now()
 		detail, err := s.inject(ctx, st)
 		ev := history.FaultEvent{
-			Run: s.o.Scenario.Name, Fault: string(s.o.Scenario.Fault), Proc: st.Proc, Goroutine: st.Goroutine,
+			Run: s.o.Scenario.Name, Fault: s.o.Scenario.Fault, Proc: st.Proc, Goroutine: st.Goroutine,
 			RequestID: st.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
 		}
 		if err != nil {

@@ -161,7 +161,7 @@ func serve(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int, 
 // request makes one request: one attempt, or under the duplicate fault two
 // at once with the same request id.
 func request(ctx context.Context, cfg workerConfig, c *strategy.Contender, base history.Attempt, rngs []*rand.Rand, out *outbox) {
-	base.Run, base.Mode, base.Proc = cfg.Run, string(cfg.Mode), cfg.Proc
+	base.Run, base.Mode, base.Proc = cfg.Run, cfg.Mode, cfg.Proc
 	var wg sync.WaitGroup
 	for try := range rngs {
 		wg.Add(1)

@@ -47,7 +47,7 @@ func describeRuns(runs []history.Run) []Run {
 			Variant: v,
 			Colour:  modeIndex(r.Mode),
 			Dash:    dashes[v],
-			Lock:    scenarios.Mode(r.Mode).UsesLock(),
+			Lock:    r.Mode.UsesLock(),
 			Seats:   r.Seats,
 		})
 	}
@@ -60,17 +60,17 @@ func variant(r history.Run) string {
 		return ""
 	}
 	if r.Extend {
-		return r.Fault + "+extend"
+		return string(r.Fault) + "+extend"
 	}
-	return r.Fault
+	return string(r.Fault)
 }
 
 // modeIndex is the mode's position in scenarios.Modes, or one past the end
 // for a mode hammer does not know.
-func modeIndex(mode string) int {
+func modeIndex(mode scenarios.Mode) int {
 	modes := scenarios.Modes()
 	for i, m := range modes {
-		if string(m) == mode {
+		if m == mode {
 			return i
 		}
 	}

@@ -26,6 +26,7 @@ package chart
 
 import (
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // Data is every number the charts plot, computed from a folder's records by
@@ -43,8 +44,8 @@ type Data struct {
 
 // Run is one run of the folder and how the charts draw it.
 type Run struct {
-	Name string `json:"name"`
-	Mode string `json:"mode"`
+	Name string         `json:"name"`
+	Mode scenarios.Mode `json:"mode"`
 	// Variant names the run's fault ("pause", "pause+extend"); empty
 	// without a fault.
 	Variant string `json:"variant,omitempty"`
@@ -104,9 +105,9 @@ type Step struct {
 
 // Window is when a fault was in force, in milliseconds since the go signal.
 type Window struct {
-	Fault   string  `json:"fault"`
-	StartMs float64 `json:"start_ms"`
-	EndMs   float64 `json:"end_ms"`
+	Fault   scenarios.Fault `json:"fault"`
+	StartMs float64         `json:"start_ms"`
+	EndMs   float64         `json:"end_ms"`
 }
 
 // Rate is how many attempts completed per second, by outcome, summed over

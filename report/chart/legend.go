@@ -104,8 +104,8 @@ func modeName(d Data, i int) string {
 	}
 	var unknown []string
 	for _, r := range d.Runs {
-		if r.Colour == i && !slices.Contains(unknown, r.Mode) {
-			unknown = append(unknown, r.Mode)
+		if r.Colour == i && !slices.Contains(unknown, string(r.Mode)) {
+			unknown = append(unknown, string(r.Mode))
 		}
 	}
 	if len(unknown) == 1 {

@@ -19,10 +19,10 @@ func gateFixture() (history.Manifest, history.Records) {
 	_, base := fixture()
 	m := history.Manifest{Schema: history.ManifestSchema, RunID: "gate-test"}
 	var r history.Records
-	faults := []string{"", "pause", "net-delay"}
+	faults := []scenarios.Fault{"", "pause", "net-delay"}
 	for fi, fault := range faults {
 		for mi, mode := range scenarios.Modes() {
-			run := history.Run{Name: scenarios.CellName(mode, scenarios.Fault(fault), false), Mode: string(mode),
+			run := history.Run{Name: scenarios.CellName(mode, fault, false), Mode: mode,
 				Fault: fault, Seats: 2, GoAt: t0 + ms(float64(1000*(fi*5+mi)))}
 			m.Runs = append(m.Runs, run)
 			for _, a := range base.Attempts {
