@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 )
 
 // Compare writes, as Markdown, how folder B differs from folder A: verdict

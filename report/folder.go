@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/report/chart"
 	"github.com/hammer-load/hammer/verify"
 )

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 
 	"github.com/hammer-load/hammer/verify"
 )

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
-	"github.com/hammer-load/hammer/internal/latency"
 	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/report"
 	"github.com/hammer-load/hammer/scenarios"
 )

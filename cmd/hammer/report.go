@@ -7,7 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/report"
 	"github.com/hammer-load/hammer/verify"
 )

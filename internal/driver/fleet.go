@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 )
 
 // worker is one running worker process.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 )
 

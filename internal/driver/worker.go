@@ -15,8 +15,8 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/latency"
 	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 )
 

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 )
 
 // buildPhases returns the mean of each phase of every run.

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/hammer-load/hammer/internal/latency"
+	"github.com/hammer-load/hammer/latency"
 )
 
 // stepsPerDecade is how finely the spectrum samples 1/(1−p).
