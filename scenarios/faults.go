@@ -2,19 +2,23 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Fault is a failure hammer injects during a race. Faults are driven by the
-// coordinator on a schedule derived from the seed and recorded in the
-// history with their start and end.
+// Fault is a failure hammer injects during a race, by name. What a fault
+// does lives in internal/fault, one file each; what is known of it before
+// the race (how many holders it strikes, whether it needs a proxy, …) is
+// its row of the fault table, which every caller reads through Fault's
+// methods.
 type Fault string
+
+// NoFault races without injecting anything.
+const NoFault Fault = ""
 
 // The faults hammer can inject. See the README for what each one does.
 const (
-	// NoFault races without injecting anything.
-	NoFault Fault = ""
 	// Pause stops scheduled lock holders between their read and their write
 	// (a pause point inside the worker) for three lock TTLs.
 	Pause Fault = "pause"
@@ -28,6 +32,10 @@ const (
 	// restart without persistence on a stack hammer manages, the deletion of
 	// hammer's own lock key on an external one.
 	LockLoss Fault = "lock-loss"
+	// Failover runs Redis as a primary with a lagging replica; while a
+	// holder has the lock the primary dies before the key replicated, the
+	// replica is promoted and clients move to it.
+	Failover Fault = "failover"
 	// Crash sends SIGKILL to the worker of a scheduled contender in the
 	// middle of its transaction.
 	Crash Fault = "crash"
@@ -37,22 +45,86 @@ const (
 	// expired and was taken by the next holder, whose critical section is
 	// made long; only then does the first holder release.
 	SlowRelease Fault = "slow-release"
-	// NetDelay adds latency to every connection to PostgreSQL for a window,
-	// through an in-process TCP proxy.
+	// NetDelay adds latency to every connection to Redis and PostgreSQL for
+	// a window, through an in-process TCP proxy.
 	NetDelay Fault = "net-delay"
 	// Partition cuts every connection to Redis and PostgreSQL for a window,
 	// through an in-process TCP proxy.
 	Partition Fault = "partition"
-	// Failover runs Redis as a primary with a lagging replica; while a
-	// holder has the lock the primary dies before the key replicated, the
-	// replica is promoted and clients move to it. Needs a stack hammer
-	// manages (local).
-	Failover Fault = "failover"
 )
 
-// Faults returns every fault (NoFault excluded).
+// TTLChoice is how a race under a fault picks its lock TTL when none is
+// asked for.
+type TTLChoice int
+
+const (
+	// StallProof: StallProofTTL, longer than any stall of a busy host, for
+	// a fault that does not need the lock to expire.
+	StallProof TTLChoice = iota
+	// Short: the race's fault TTL, the fault's own time scale, for a fault
+	// that breaks the lock by making a holder outlive it.
+	Short
+	// Recovery: the fault TTL but at least minRecoveryTTL, for a fault that
+	// needs the lock to expire only to recover (a killed holder's lock).
+	Recovery
+)
+
+// FaultSpec is one row of the fault table: what is known of a fault
+// before the race.
+type FaultSpec struct {
+	Fault Fault
+	// Strikes is how many chosen lock holders the fault strikes; 0 for a
+	// fault that strikes every request or a window of time.
+	Strikes int
+	// Copies is how many times each request is sent (duplicate: twice at
+	// once, with the same request id).
+	Copies int
+	// TTL is how the race's lock TTL is chosen; anything but StallProof
+	// means the fault needs the lock to expire.
+	TTL TTLChoice
+	// BreaksLock: a holder the fault touches may be overlapped by the next
+	// one (its TTL outlived, its key lost). Crash, duplicate and
+	// slow-release touch holders too, but those must stay exclusive.
+	BreaksLock bool
+	// Proxied: the fault acts through a TCP proxy between the workers and
+	// the servers, for a window of time after the go signal.
+	Proxied bool
+	// NeedsManagedStack: the fault kills or replicates servers, so they
+	// must be ones hammer started itself (--stack local).
+	NeedsManagedStack bool
+	// NeedsProcs is the fewest worker processes the fault can be shown
+	// with: stopping or killing a process needs another to go on racing.
+	NeedsProcs int
+	// ExplainsErrors: an attempt may fail with an error under the fault
+	// without the strategy being broken (a server or a process was taken
+	// away from it).
+	ExplainsErrors bool
+}
+
+// faultTable is the fault table, in the order matrices and help list the
+// faults. Adding a fault is a row here plus its behaviour in internal/fault.
+func faultTable() []FaultSpec {
+	return []FaultSpec{
+		{Fault: Pause, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
+		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2},
+		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
+		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true},
+		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true},
+		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true},
+		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1},
+		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1},
+		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true},
+		{Fault: Partition, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true},
+	}
+}
+
+// Faults returns every fault (NoFault excluded), in table order.
 func Faults() []Fault {
-	return []Fault{Pause, PauseStop, ShortTTL, LockLoss, Failover, Crash, Duplicate, SlowRelease, NetDelay, Partition}
+	var out []Fault
+	for _, s := range faultTable() {
+		out = append(out, s.Fault)
+	}
+	return out
 }
 
 // ParseFault returns the fault named s; "" and "none" mean NoFault.
@@ -60,37 +132,33 @@ func ParseFault(s string) (Fault, error) {
 	if s == "" || s == "none" {
 		return NoFault, nil
 	}
-	names := make([]string, 0, len(Faults()))
+	if f := Fault(s); slices.Contains(Faults(), f) {
+		return f, nil
+	}
+	names := make([]string, 0, len(faultTable()))
 	for _, f := range Faults() {
-		if string(f) == s {
-			return f, nil
-		}
 		names = append(names, string(f))
 	}
 	return "", fmt.Errorf("unknown fault %q (want none or one of %s)", s, strings.Join(names, ", "))
 }
 
-// Scheduled reports whether the fault hits chosen attempts (rather than
-// every attempt or a time window).
-func (f Fault) Scheduled() bool {
-	switch f {
-	case Pause, PauseStop, ShortTTL, LockLoss, Failover, Crash, SlowRelease:
-		return true
+// Spec is the fault's row of the fault table (a race without a fault, or
+// with one hammer does not know, gets the row of no fault).
+func (f Fault) Spec() FaultSpec {
+	for _, s := range faultTable() {
+		if s.Fault == f {
+			return s
+		}
 	}
-	return false
+	return FaultSpec{Fault: NoFault, Copies: 1, TTL: StallProof, NeedsProcs: 1}
 }
 
-// Strikes is how many chosen lock holders a scheduled fault strikes; 0 for
-// faults that strike none.
-func (f Fault) Strikes() int {
-	switch {
-	case !f.Scheduled():
-		return 0
-	case f == Pause || f == ShortTTL:
-		return 2
-	}
-	return 1
-}
+// Scheduled reports whether the fault hits chosen lock holders (rather
+// than every request or a window of time).
+func (f Fault) Scheduled() bool { return f.Spec().Strikes > 0 }
+
+// Strikes is how many chosen lock holders the fault strikes.
+func (f Fault) Strikes() int { return f.Spec().Strikes }
 
 // MinHolders is the fewest contenders (and seats) a race needs for the
 // fault's strikes to fall on holders in the first half of the sale, with
@@ -103,40 +171,33 @@ func (f Fault) MinHolders() int {
 }
 
 // ExpiresLock reports whether the fault needs the lock to expire: it makes
-// a holder outlive its TTL (a pause, a stop, a slow critical section or
-// network, a late release) or leaves a lock only expiry frees (a holder
-// killed, or cut off from Redis before it could release). Such a fault
-// needs a TTL as short as the fault is long; every other race gets a TTL
-// longer than any plausible stall of the host, so that a busy machine
-// never expires a lock nobody meant to expire.
-func (f Fault) ExpiresLock() bool {
-	switch f {
-	case Pause, PauseStop, ShortTTL, NetDelay, Partition, Crash, SlowRelease:
-		return true
-	}
-	return false
-}
+// a holder outlive its TTL or leaves a lock only expiry frees. Such a
+// fault needs a TTL as short as the fault is long; every other race gets
+// a TTL longer than any plausible stall of the host, so that a busy
+// machine never expires a lock nobody meant to expire.
+func (f Fault) ExpiresLock() bool { return f.Spec().TTL != StallProof }
 
-// Copies is how many times each request is sent under the fault: twice
-// at once under Duplicate, once otherwise.
-func (f Fault) Copies() int {
-	if f == Duplicate {
-		return 2
-	}
-	return 1
-}
+// Copies is how many times each request is sent under the fault.
+func (f Fault) Copies() int { return f.Spec().Copies }
 
 // BreaksLock reports whether the fault is meant to make the lock stop
-// being exclusive: a holder it touches may be overlapped by the next one
-// (its TTL outlived, its key lost). Crash, duplicate and slow-release
-// touch holders too, but a holder they touch must still be exclusive.
-func (f Fault) BreaksLock() bool {
-	switch f {
-	case Pause, PauseStop, ShortTTL, LockLoss, Failover, NetDelay, Partition:
-		return true
-	}
-	return false
-}
+// being exclusive: a holder it touches may be overlapped by the next one.
+func (f Fault) BreaksLock() bool { return f.Spec().BreaksLock }
+
+// ExplainsErrors reports whether an attempt may fail with an error under
+// the fault without the strategy being broken.
+func (f Fault) ExplainsErrors() bool { return f.Spec().ExplainsErrors }
+
+// Proxied reports whether the fault acts through a TCP proxy between the
+// workers and the servers, for a window of time.
+func (f Fault) Proxied() bool { return f.Spec().Proxied }
+
+// NeedsManagedStack reports whether the fault needs servers hammer started
+// itself (it kills and replicates them).
+func (f Fault) NeedsManagedStack() bool { return f.Spec().NeedsManagedStack }
+
+// NeedsProcs is the fewest worker processes the fault can be shown with.
+func (f Fault) NeedsProcs() int { return f.Spec().NeedsProcs }
 
 // StallProofTTL is the lock TTL of every race whose fault does not need the
 // lock to expire: longer than any stall a busy host plausibly inflicts on
@@ -150,32 +211,13 @@ const StallProofTTL = 10 * time.Second
 const minRecoveryTTL = time.Second
 
 // LockTTL is the lock TTL of a race under the fault when none is asked
-// for: short, the fault's own time scale, for a fault that breaks the lock
-// by expiring it; at least minRecoveryTTL for one that needs the lock to
-// expire only to recover from it; StallProofTTL otherwise.
+// for, chosen as the fault's row says from the race's short fault TTL.
 func (f Fault) LockTTL(short time.Duration) time.Duration {
-	switch {
-	case f.ExpiresLock() && f.BreaksLock():
+	switch f.Spec().TTL {
+	case Short:
 		return short
-	case f.ExpiresLock():
+	case Recovery:
 		return max(short, minRecoveryTTL)
 	}
 	return StallProofTTL
-}
-
-// Proxied reports whether the fault needs the TCP proxy between the workers
-// and the servers.
-func (f Fault) Proxied() bool { return f == NetDelay || f == Partition }
-
-// NeedsManagedStack reports whether the fault needs servers hammer started
-// itself (it kills and replicates them).
-func (f Fault) NeedsManagedStack() bool { return f == Failover }
-
-// NeedsProcs is the fewest worker processes the fault can be shown with:
-// stopping or killing a process needs another one to go on racing.
-func (f Fault) NeedsProcs() int {
-	if f == PauseStop || f == Crash {
-		return 2
-	}
-	return 1
 }

@@ -59,7 +59,7 @@ func (x *index) infraGaps() []string {
 		}
 		out = append(out, fmt.Sprintf("%s (%s), so %s were not judged", head, x.in.LedgerUnread, ledgerChecks))
 	}
-	if !explainsErrors(x.in.Fault) {
+	if !x.in.Fault.ExplainsErrors() {
 		for _, server := range []string{history.ServerRedis, history.ServerPostgreSQL} {
 			if n := x.infraErrors(server); n > 0 {
 				out = append(out, fmt.Sprintf("%s: %s ended in an infrastructure error, so the strategy was not judged on them",

@@ -110,21 +110,11 @@ func (x *index) overlapNote() string {
 		"the database backstop of %s kept the ledger right", plural(n, "pair", "pairs"), x.in.Mode)
 }
 
-// explainsErrors reports whether an attempt may fail with an error under
-// fault without the strategy being broken.
-func explainsErrors(fault scenarios.Fault) bool {
-	switch fault {
-	case scenarios.LockLoss, scenarios.Failover, scenarios.Crash, scenarios.NetDelay, scenarios.Partition:
-		return true
-	}
-	return false
-}
-
 // unexpectedErrors fails when attempts ended in error in a run whose fault
 // (if any) does not explain errors: a correct strategy answers sold, sold
 // out, lock timeout or rejected, it does not fail.
 func (x *index) unexpectedErrors() []Violation {
-	if explainsErrors(x.in.Fault) {
+	if x.in.Fault.ExplainsErrors() {
 		return nil
 	}
 	var failed []string

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/hammer-load/hammer/internal/redact"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // Exit codes shared by every subcommand.
@@ -44,7 +45,13 @@ func (io stdio) redacted(urls ...string) stdio {
 	return io
 }
 
-const usage = `hammer races contenders for the seats of one sector and says whether anything was oversold.
+// usage is the text of `hammer help`.
+func usage() string {
+	return fmt.Sprintf(usageFormat, wrap("Faults (run --fault, gate): "+faultNames(", ")+".", 88))
+}
+
+// usageFormat is usage with the list of faults left out.
+const usageFormat = `hammer races contenders for the seats of one sector and says whether anything was oversold.
 
 Usage:
   hammer run --mode MODE [flags]   one race; exit 0 valid, 1 invalid, 2 usage, 3 indeterminate
@@ -55,8 +62,7 @@ Usage:
   hammer report --compare A B      B against A side by side; exit 0 none worse, 1 a run got worse, 3 cannot tell
 
 Modes: none, lock-only, update-only, lock-plus-update, fenced.
-Faults (run --fault, gate): pause, pause-stop, short-ttl, lock-loss, failover, crash,
-duplicate, slow-release, net-delay, partition.
+%s
 Run 'hammer run -h', 'hammer load -h' or 'hammer gate -h' for the flags.
 `
 
@@ -74,7 +80,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	// passwords in everything printed from here on, flag errors included.
 	io = io.redacted(slices.Concat(args, []string{os.Getenv(envRedisURL), os.Getenv(envPGURL)})...)
 	if len(args) == 0 {
-		fmt.Fprint(io.err, usage)
+		fmt.Fprint(io.err, usage())
 		return exitUsage
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
@@ -89,7 +95,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	case "report":
 		return reportCmd(rest, io)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(io.out, usage)
+		fmt.Fprint(io.out, usage())
 		return exitOK
 	default:
 		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load, gate, verify or report)\n", cmd)
@@ -134,4 +140,33 @@ func workerExecutable() (string, error) {
 		return "", fmt.Errorf("find own executable for workers: %w", err)
 	}
 	return exe, nil
+}
+
+// faultNames lists the faults of the fault table, the last two joined by
+// last: "pause, …, net-delay or partition".
+func faultNames(last string) string {
+	var names []string
+	for _, f := range scenarios.Faults() {
+		names = append(names, string(f))
+	}
+	n := len(names)
+	return strings.Join(names[:n-1], ", ") + last + names[n-1]
+}
+
+// wrap breaks text into lines of at most width characters, at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 && line+1+len(w) > width {
+			b.WriteString("\n")
+			line = 0
+		} else if i > 0 {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
 }

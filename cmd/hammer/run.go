@@ -13,7 +13,7 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	var f raceFlags
 	f.register(fs, loadDefaults())
 	mode := fs.String("mode", "", "reservation `mode`: none, lock-only, update-only, lock-plus-update or fenced")
-	fault := fs.String("fault", "none", "`fault` to inject: none, pause, pause-stop, short-ttl, lock-loss, failover, crash, duplicate, slow-release, net-delay or partition")
+	fault := fs.String("fault", "none", "`fault` to inject: none, "+faultNames(" or "))
 	extend := fs.Bool("extend", false, "keep extending the lock's TTL while the holder works (heartbeat)")
 	fs.Float64Var(&f.rate, "rate", 0, "open model: issue `N` attempts per second in all (with --duration), timed from their intended start")
 	fs.DurationVar(&f.duration, "duration", 0, "open model: how long to issue attempts at --rate")

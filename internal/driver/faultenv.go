@@ -5,46 +5,48 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/health"
-	"github.com/hammer-load/hammer/scenarios"
 )
 
-// faultEnv is what a fault needs around the race: a failover set-up or the
-// network proxies, and the fault window those proxies run.
+// faultEnv is the race's fault on the coordinator's side: what its set-up
+// started, the servers the workers reach, and its window.
 type faultEnv struct {
-	failover *failover
-	proxies  *netProxies
-	window   chan history.FaultEvent // the network fault's event, once it ended
-	// redisURL is the Redis the workers reach, bypassing the network
-	// fault's proxy: what the coordinator watches.
-	redisURL   string
-	closeWatch func() // closes the watch's clients; nil before watch
+	fault   fault.Injector
+	servers fault.Servers
+	window  chan history.FaultEvent // the window's event, once it ended
+	// closeWatch closes the watch's clients; nil before watch.
+	closeWatch func()
 }
 
 // setUpFaults prepares the race's fault and points the workers (through
-// cfg) at the proxies it puts in front of the servers; the coordinator
-// keeps its direct URLs for set-up, read-back and clean-up.
+// cfg) at the servers it says; the coordinator keeps its direct URLs for
+// set-up, read-back and clean-up.
 func setUpFaults(ctx context.Context, o Options, cfg *workerConfig) (*faultEnv, error) {
-	env := &faultEnv{redisURL: o.RedisURL}
-	var err error
-	switch f := o.Scenario.Fault; {
-	case f == scenarios.Failover:
-		// Workers follow the virtual IP to the promoted replica; so does the watch.
-		env.failover, cfg.RedisURL, err = startFailover(ctx, o.Managed, o.RedisURL, 10*o.LockTTL)
-		env.redisURL = cfg.RedisURL
-	case f.Proxied():
-		env.proxies, cfg.RedisURL, cfg.PGURL, err = startProxies(o.RedisURL, o.PGURL)
-	}
+	f, err := fault.New(o.Scenario.Fault)
 	if err != nil {
 		return nil, err
 	}
-	return env, nil
+	servers, err := f.SetUp(ctx, fault.Race{RedisURL: o.RedisURL, PGURL: o.PGURL, Managed: o.Managed, LockTTL: o.LockTTL})
+	if err != nil {
+		return nil, err
+	}
+	cfg.RedisURL, cfg.PGURL = servers.RedisURL, servers.PGURL
+	return &faultEnv{fault: f, servers: servers}, nil
+}
+
+// coordinator is what the fault may use in the coordinator while ws race.
+func (e *faultEnv) coordinator(o Options, ws *fleet, lockKey string) *fault.Coordinator {
+	return &fault.Coordinator{
+		PauseFor: o.PauseFor, LockTTL: o.LockTTL, LockKey: lockKey,
+		RedisURL: o.RedisURL, WatchRedisURL: e.servers.WatchRedisURL, Managed: o.Managed, Procs: ws,
+	}
 }
 
 // watch starts watching the servers the race depends on, as the workers
-// reach them but for the network fault's proxy, which cuts on purpose.
+// reach them but for a proxy that cuts on purpose.
 func (e *faultEnv) watch(o Options) (*health.Watcher, error) {
-	targets, closeTargets, err := health.Targets(e.redisURL, o.PGURL)
+	targets, closeTargets, err := health.Targets(e.servers.WatchRedisURL, o.PGURL)
 	if err != nil {
 		return nil, err
 	}
@@ -52,19 +54,34 @@ func (e *faultEnv) watch(o Options) (*health.Watcher, error) {
 	return health.Watch(targets, health.DefaultTiming()), nil
 }
 
-// startWindow starts the network fault's window shortly after the go
-// signal, if the fault has one.
+// startWindow starts the fault's window shortly after the go signal, if
+// the fault has one.
 func (e *faultEnv) startWindow(ctx context.Context, o Options, goAt int64) {
-	if e.proxies == nil {
+	if !o.Scenario.Fault.Proxied() {
 		return
 	}
 	e.window = make(chan history.FaultEvent, 1)
-	start := time.Unix(0, goAt).Add(netFaultDelay(o.Seed))
-	go func() { e.window <- e.proxies.window(ctx, o.Scenario.Name, o.Scenario.Fault, start, o.PauseFor) }()
+	start := time.Unix(0, goAt).Add(windowDelay(o.Seed))
+	go func() {
+		fault.Sleep(ctx, time.Until(start))
+		ev := history.FaultEvent{Run: o.Scenario.Name, Fault: o.Scenario.Fault, Proc: -1, Goroutine: -1, Start: time.Now().UnixNano()}
+		detail, err := e.fault.Window(ctx, o.PauseFor)
+		ev.Detail, ev.End = detail, time.Now().UnixNano()
+		if err != nil {
+			ev.Failed = err.Error()
+		}
+		e.window <- ev
+	}()
 }
 
-// windowEvents waits for the network fault's window to end and returns its
-// event (none without a window).
+// windowDelay is when, after the go signal, a fault's window starts: a few
+// milliseconds in, with the first sales in flight, varied by the seed.
+func windowDelay(seed uint64) time.Duration {
+	return 5*time.Millisecond + time.Duration(seed%10)*time.Millisecond
+}
+
+// windowEvents waits for the fault's window to end and returns its event
+// (none without a window).
 func (e *faultEnv) windowEvents() []history.FaultEvent {
 	if e.window == nil {
 		return nil
@@ -72,17 +89,10 @@ func (e *faultEnv) windowEvents() []history.FaultEvent {
 	return []history.FaultEvent{<-e.window}
 }
 
-// tearDown removes proxies and replicas and restores the servers.
+// tearDown closes the watch and removes what the fault set up.
 func (e *faultEnv) tearDown(ctx context.Context) {
 	if e.closeWatch != nil {
 		e.closeWatch()
 	}
-	if e.failover != nil {
-		// The next race gets a fresh primary either way; a failed clean-up
-		// here shows as that race's set-up error.
-		_ = e.failover.stop(ctx)
-	}
-	if e.proxies != nil {
-		e.proxies.stop()
-	}
+	e.fault.TearDown(ctx)
 }

@@ -11,22 +11,25 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/internal/strategy"
-	"github.com/hammer-load/hammer/scenarios"
 )
 
 // injector is the worker's side of fault injection: it numbers lock
-// holders across processes, and at the scheduled ones either injects the
-// fault itself (pause, latency, slow release) or asks the coordinator to
-// (stop, crash, lock loss) and waits to be resumed.
+// holders across processes and hands the fault each numbered holder at
+// each point, with whether its number was scheduled; the fault acts on its
+// own (pause, latency, slow release) or asks the coordinator to (stop,
+// crash, lock loss), and the contender waits until it is resumed.
 type injector struct {
 	cfg    workerConfig
 	rdb    *redis.Client
 	locker *redislock.Locker
 	rep    *reporter
 	deps   strategy.Deps
+	fault  fault.Injector
+	hooks  *fault.Worker // what the fault may use in this process
 	// world is held for writing during an in-process pause.
 	world *sync.RWMutex
 
@@ -37,16 +40,26 @@ type injector struct {
 
 var _ strategy.Faults = (*injector)(nil)
 
-func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter) *injector {
-	return &injector{
+func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter) (*injector, error) {
+	f, err := fault.New(cfg.Fault)
+	if err != nil {
+		return nil, err
+	}
+	inj := &injector{
 		cfg:     cfg,
 		rdb:     rdb,
 		locker:  redislock.New(rdb, redislock.DefaultBackoff()),
 		rep:     rep,
+		fault:   f,
 		world:   &sync.RWMutex{},
 		seqs:    map[*history.Attempt]int64{},
 		waiting: map[string]chan struct{}{},
 	}
+	inj.hooks = &fault.Worker{
+		PauseFor: cfg.PauseFor, LockTTL: cfg.LockTTL, LockKey: cfg.LockKey,
+		Locker: inj.locker, World: inj.world, Strike: inj.strike, Event: inj.event,
+	}
+	return inj, nil
 }
 
 // At implements strategy.Faults.
@@ -55,33 +68,11 @@ func (f *injector) At(ctx context.Context, a *history.Attempt, p strategy.Point,
 	if err != nil || seq == 0 {
 		return err
 	}
-	scheduled := slices.Contains(f.cfg.Schedule, seq)
-	switch f.cfg.Fault {
-	case scenarios.Pause:
-		if scheduled && p == strategy.MidWrite {
-			f.pause(a)
-		}
-	case scenarios.ShortTTL:
-		if scheduled && p == strategy.MidWrite {
-			return f.latency(ctx, a, q, f.cfg.PauseFor, "database latency")
-		}
-	case scenarios.PauseStop, scenarios.LockLoss, scenarios.Failover:
-		if scheduled && p == strategy.MidWrite {
-			return f.strike(ctx, a)
-		}
-	case scenarios.Crash:
-		if scheduled && (p == strategy.MidWrite || p == strategy.AcquireGap) {
-			return f.strike(ctx, a)
-		}
-	case scenarios.SlowRelease:
-		if scheduled && p == strategy.AfterWrite {
-			return f.holdUntilTaken(ctx, a)
-		}
-		if slices.Contains(f.cfg.Schedule, seq-1) && p == strategy.MidWrite {
-			return f.latency(ctx, a, q, f.cfg.LockTTL/2, "long critical section")
-		}
-	}
-	return nil
+	return f.fault.At(ctx, f.hooks, fault.Hit{
+		Attempt: a, Point: p, Query: q,
+		Struck:      slices.Contains(f.cfg.Schedule, seq),
+		AfterStruck: slices.Contains(f.cfg.Schedule, seq-1),
+	})
 }
 
 // Done implements strategy.Faults: it forgets the attempt's holder number.
@@ -92,8 +83,8 @@ func (f *injector) Done(a *history.Attempt) {
 }
 
 // seq numbers the attempt among all holders of the run the first time it
-// reaches a point where the run's fault counts holders (countsAt). It
-// returns 0 for faults that strike no chosen holder.
+// reaches a point where the run's fault counts holders. It returns 0 for
+// faults that strike no chosen holder.
 func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point) (int64, error) {
 	if !f.cfg.Fault.Scheduled() {
 		return 0, nil
@@ -101,7 +92,7 @@ func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point
 	f.mu.Lock()
 	n, ok := f.seqs[a]
 	f.mu.Unlock()
-	if ok || !f.countsAt(p) {
+	if ok || !f.fault.CountsAt(p, f.cfg.Mode.UsesLock()) {
 		return n, nil
 	}
 	n, err := f.rdb.Incr(ctx, f.cfg.FaultKey).Result()
@@ -112,63 +103,6 @@ func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point
 	f.seqs[a] = n
 	f.mu.Unlock()
 	return n, nil
-}
-
-// countsAt reports whether the run's fault numbers holders at point p.
-// Most faults count the holders that reach the point where they strike:
-// a holder that took the lock may still never get there (it found the
-// sector sold out or fenced, its lock having expired in the stir of an
-// earlier strike), but as many holders get there as seats are sold, so
-// every number scheduled in the first half of the sale is reached.
-// Slow-release also strikes the holder after the scheduled one, so it
-// numbers holders as they take the lock (or, without a lock, the row).
-func (f *injector) countsAt(p strategy.Point) bool {
-	switch f.cfg.Fault {
-	case scenarios.SlowRelease:
-		return p == strategy.MidWrite || (p == strategy.Holding && f.cfg.Mode.UsesLock())
-	case scenarios.Crash:
-		return p == strategy.MidWrite || p == strategy.AcquireGap // planted locks have a gap
-	}
-	return p == strategy.MidWrite
-}
-
-// pause stops the contender (and, like a stop-the-world pause, every
-// heartbeat of this process) for PauseFor.
-func (f *injector) pause(a *history.Attempt) {
-	start := time.Now()
-	f.world.Lock()
-	time.Sleep(f.cfg.PauseFor)
-	f.world.Unlock()
-	f.event(a, start, fmt.Sprintf("paused %s between its read and its write (pause point in worker %d)", f.cfg.PauseFor, a.Proc))
-}
-
-// latency runs pg_sleep inside the sale, making the critical section long.
-func (f *injector) latency(ctx context.Context, a *history.Attempt, q inventory.Querier, d time.Duration, what string) error {
-	start := time.Now()
-	if _, err := q.Exec(ctx, "SELECT pg_sleep($1)", d.Seconds()); err != nil {
-		return fmt.Errorf("inject latency: %w", err)
-	}
-	f.event(a, start, fmt.Sprintf("%s of %s injected with pg_sleep in its critical section", what, d))
-	return nil
-}
-
-// holdUntilTaken keeps a holder that has written from releasing until its
-// lock expired and another contender took it.
-func (f *injector) holdUntilTaken(ctx context.Context, a *history.Attempt) error {
-	start := time.Now()
-	deadline := start.Add(10 * f.cfg.LockTTL)
-	for time.Now().Before(deadline) {
-		holder, err := f.locker.Holder(ctx, f.cfg.LockKey)
-		if err != nil {
-			return err
-		}
-		if holder != "" && time.Since(time.Unix(0, a.LockAcquired)) > f.cfg.LockTTL {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	f.event(a, start, "held on after its write until its lock expired and the next contender took it, then released")
-	return nil
 }
 
 // strike asks the coordinator to inject the fault on this contender and
@@ -205,6 +139,7 @@ func (f *injector) listen(dec *json.Decoder) {
 	}
 }
 
+// event reports a fault the worker injected itself.
 func (f *injector) event(a *history.Attempt, start time.Time, detail string) {
 	f.rep.send(message{Event: &history.FaultEvent{
 		Run: f.cfg.Run, Fault: f.cfg.Fault, Proc: a.Proc, Goroutine: a.Goroutine,

@@ -207,7 +207,11 @@ func connect(ctx context.Context, cfg workerConfig, w *reporter) (*strategy.Cont
 		closeAll()
 		return nil, nil, nil, err
 	}
-	inj := newInjector(cfg, rdb, w)
+	inj, err := newInjector(cfg, rdb, w)
+	if err != nil {
+		closeAll()
+		return nil, nil, nil, err
+	}
 	inj.deps = strategy.Deps{
 		Redis:    rdb,
 		Locker:   inj.locker,

@@ -1,4 +1,4 @@
-package driver
+package fault
 
 import (
 	"context"
@@ -11,13 +11,16 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/internal/strategy"
 )
 
-// failover is the set-up of the failover fault: workers reach Redis through
-// a proxy standing in for a virtual IP; a replica follows the primary over a
-// second proxy whose latency keeps it behind, so a lock just taken on the
-// primary has not reached the replica when the primary dies.
+// failover runs Redis as a primary with a lagging replica; while a struck
+// holder has the lock, the primary dies before the key replicated, the
+// replica is promoted and clients move to it. Workers reach Redis through
+// a proxy standing in for a virtual IP; the replica follows the primary
+// over a second proxy whose latency keeps it behind.
 type failover struct {
+	Base
 	st      *stack.Stack
 	vip     *toxiproxy.Proxy // what workers connect to
 	link    *toxiproxy.Proxy // what the replica replicates through
@@ -25,37 +28,79 @@ type failover struct {
 	killed  bool
 }
 
-// startFailover sets up primary, lagging replica and proxies, and returns
-// the Redis URL workers should use.
-func startFailover(ctx context.Context, st *stack.Stack, redisURL string, lag time.Duration) (*failover, string, error) {
+// SetUp starts the lagging replica and the proxies, and points the
+// workers, and the coordinator's watch, at the virtual IP: they follow it
+// to the promoted replica.
+func (f *failover) SetUp(ctx context.Context, r Race) (Servers, error) {
+	via, err := f.start(ctx, r.Managed, r.RedisURL, 10*r.LockTTL)
+	if err != nil {
+		return Servers{}, err
+	}
+	return Servers{RedisURL: via, PGURL: r.PGURL, WatchRedisURL: via}, nil
+}
+
+// At asks the coordinator to fail over while a struck holder has the lock.
+func (f *failover) At(ctx context.Context, w *Worker, h Hit) error {
+	if !h.Struck || h.Point != strategy.MidWrite {
+		return nil
+	}
+	return w.Strike(ctx, h.Attempt)
+}
+
+// Strike fails over, waits for another contender to take the lost lock
+// and lets the struck holder go on.
+func (f *failover) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
+	how, err := f.fail(ctx)
+	if err != nil {
+		c.Procs.Resume(t)
+		return "", err
+	}
+	taken := awaitNewHolder(ctx, c)
+	c.Procs.Resume(t)
+	return fmt.Sprintf("%s while %s held it; %s", how, t.RequestID, taken), nil
+}
+
+// TearDown removes the replica and the proxies; the next race gets a
+// fresh primary either way, and a failed clean-up here shows as that
+// race's set-up error.
+func (f *failover) TearDown(ctx context.Context) {
+	if f.vip != nil {
+		_ = f.stop(ctx)
+	}
+}
+
+// start sets up primary, lagging replica and proxies, and returns the
+// Redis URL workers should use.
+func (f *failover) start(ctx context.Context, st *stack.Stack, redisURL string, lag time.Duration) (string, error) {
 	if st == nil || st.Kind != stack.Local {
-		return nil, "", fmt.Errorf("the failover fault needs a stack hammer manages (--stack local)")
+		return "", fmt.Errorf("the failover fault needs a stack hammer manages (--stack local)")
 	}
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	f := &failover{st: st}
+	f.st = st
 	var viaVIP string
 	var err error
 	if f.vip, viaVIP, err = proxyFor(server, "redis", redisURL); err != nil {
-		return nil, "", err
+		return "", err
 	}
 	primary := f.vip.Upstream
 	f.link = toxiproxy.NewProxy(server, "replication", "127.0.0.1:0", primary)
 	if err := f.link.Start(); err != nil {
 		f.vip.Stop()
-		return nil, "", fmt.Errorf("start replication proxy: %w", err)
+		f.vip = nil
+		return "", fmt.Errorf("start replication proxy: %w", err)
 	}
 	if f.replica, err = st.StartReplica(ctx, f.link.Listen); err != nil {
-		f.stop(ctx)
-		return nil, "", err
+		_ = f.stop(ctx)
+		return "", err
 	}
 	// Once in sync, everything the primary sends the replica arrives late.
 	toxic := fmt.Sprintf(`{"name":"lag","type":"latency","stream":"downstream","toxicity":1,"attributes":{"latency":%d}}`,
 		lag.Milliseconds())
 	if _, err := f.link.Toxics.AddToxicJson(strings.NewReader(toxic)); err != nil {
-		f.stop(ctx)
-		return nil, "", fmt.Errorf("slow down replication: %w", err)
+		_ = f.stop(ctx)
+		return "", fmt.Errorf("slow down replication: %w", err)
 	}
-	return f, viaVIP, nil
+	return viaVIP, nil
 }
 
 // fail kills the primary, promotes the replica and points the virtual IP
@@ -80,6 +125,7 @@ func (f *failover) fail(ctx context.Context) (string, error) {
 // stop removes the replica and the proxies and, if the primary was killed,
 // starts a fresh one on its port for whatever runs next.
 func (f *failover) stop(ctx context.Context) error {
+	defer func() { f.vip = nil }()
 	f.vip.Stop()
 	f.link.Stop()
 	var err error

@@ -1,0 +1,37 @@
+package fault
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+
+	"github.com/hammer-load/hammer/internal/strategy"
+)
+
+// crash kills the worker process of a struck contender with SIGKILL in the
+// middle of its sale.
+type crash struct{ Base }
+
+// CountsAt numbers holders at MidWrite and, for planted locks made of
+// several commands, inside the acquisition.
+func (crash) CountsAt(p strategy.Point, _ bool) bool {
+	return p == strategy.MidWrite || p == strategy.AcquireGap
+}
+
+// At asks the coordinator to kill a struck contender's process.
+func (crash) At(ctx context.Context, w *Worker, h Hit) error {
+	if !h.Struck || (h.Point != strategy.MidWrite && h.Point != strategy.AcquireGap) {
+		return nil
+	}
+	return w.Strike(ctx, h.Attempt)
+}
+
+// Strike kills the process; the contender never resumes.
+func (crash) Strike(_ context.Context, c *Coordinator, t Target) (string, error) {
+	c.Procs.Crashed(t.Proc)
+	pid, err := c.Procs.Signal(t.Proc, syscall.SIGKILL)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("SIGKILL of worker %d (pid %d) in the middle of its sale", t.Proc, pid), nil
+}

@@ -1,0 +1,204 @@
+// Package fault holds what each fault does during a race, one file per
+// fault, behind one interface: its set-up before the workers start, what
+// a worker does when a struck contender reaches a point of its attempt,
+// what the coordinator does when it is asked to strike, the window of a
+// fault that acts over time, and its tear-down. What is known of a fault
+// before the race (how many holders it strikes, whether it needs a proxy,
+// …) is its row of the fault table in package scenarios.
+//
+// Adding a fault is one file here, one row of that table and one line of
+// registry; the race engine knows no fault by name.
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// Injector is the behaviour of one fault in one race. The coordinator and
+// every worker process each make their own with New; the coordinator's
+// keeps what its set-up started until TearDown. Embed Base for the parts a
+// fault does not need.
+type Injector interface {
+	// SetUp prepares the race before the workers start and says which
+	// servers the workers reach (a proxy in front of one, say).
+	SetUp(ctx context.Context, r Race) (Servers, error)
+	// CountsAt reports whether holders are numbered at point p, so that
+	// the scheduled numbers fall on holders that reach the fault's point.
+	CountsAt(p strategy.Point, usesLock bool) bool
+	// At is the worker's side: what it does when a numbered holder
+	// reaches point p of its attempt.
+	At(ctx context.Context, w *Worker, h Hit) error
+	// Strike is the coordinator's side: what it does when a struck
+	// contender asks it to act. It resumes the contender when done (a
+	// contender killed never resumes) and says in words what it did.
+	Strike(ctx context.Context, c *Coordinator, t Target) (string, error)
+	// Window acts on every connection for d, from now, and says in words
+	// what it did: the faults whose row says Proxied.
+	Window(ctx context.Context, d time.Duration) (string, error)
+	// TearDown removes what SetUp started and restores the servers.
+	TearDown(ctx context.Context)
+}
+
+// New returns the behaviour of fault f for one race: nothing at all for
+// NoFault.
+func New(f scenarios.Fault) (Injector, error) {
+	if f == scenarios.NoFault {
+		return Base{}, nil
+	}
+	mk, ok := registry()[f]
+	if !ok {
+		return nil, fmt.Errorf("fault %q has no behaviour", f)
+	}
+	return mk(), nil
+}
+
+// registry is every fault's behaviour, by name.
+func registry() map[scenarios.Fault]func() Injector {
+	return map[scenarios.Fault]func() Injector{
+		scenarios.Pause:       func() Injector { return &pause{} },
+		scenarios.PauseStop:   func() Injector { return &pauseStop{} },
+		scenarios.ShortTTL:    func() Injector { return &shortTTL{} },
+		scenarios.LockLoss:    func() Injector { return &lockLoss{} },
+		scenarios.Failover:    func() Injector { return &failover{} },
+		scenarios.Crash:       func() Injector { return &crash{} },
+		scenarios.Duplicate:   func() Injector { return &duplicate{} },
+		scenarios.SlowRelease: func() Injector { return &slowRelease{} },
+		scenarios.NetDelay:    func() Injector { return &netDelay{} },
+		scenarios.Partition:   func() Injector { return &partition{} },
+	}
+}
+
+// Race is what a fault's set-up knows of the race.
+type Race struct {
+	// RedisURL and PGURL are the servers as the coordinator reaches them.
+	RedisURL, PGURL string
+	// Managed is the stack when hammer started the servers itself, nil
+	// otherwise.
+	Managed *stack.Stack
+	LockTTL time.Duration
+}
+
+// Servers are the URLs the workers of a race use, and the Redis the
+// coordinator watches and reads lock holders from: the one the workers
+// reach, but bypassing a proxy that cuts on purpose.
+type Servers struct {
+	RedisURL, PGURL string
+	WatchRedisURL   string
+}
+
+// Worker is what a fault can use in a worker process.
+type Worker struct {
+	// PauseFor is how long a pause, a stop or injected latency lasts.
+	PauseFor time.Duration
+	LockTTL  time.Duration
+	LockKey  string
+	Locker   *redislock.Locker
+	// World is held for writing while the process is paused; heartbeats
+	// hold it for reading.
+	World *sync.RWMutex
+	// Strike asks the coordinator to strike the contender and waits until
+	// it is resumed.
+	Strike func(ctx context.Context, a *history.Attempt) error
+	// Event records a fault the worker injected itself, from start to now.
+	Event func(a *history.Attempt, start time.Time, detail string)
+}
+
+// Hit is a numbered holder at a point of its attempt.
+type Hit struct {
+	Attempt *history.Attempt
+	Point   strategy.Point
+	// Struck: the holder's number is one the fault was scheduled to
+	// strike; AfterStruck: the number before it was.
+	Struck, AfterStruck bool
+	// Query runs statements in the sale's transaction at MidWrite; nil
+	// elsewhere.
+	Query inventory.Querier
+}
+
+// Coordinator is what a fault can use in the coordinator.
+type Coordinator struct {
+	PauseFor, LockTTL time.Duration
+	LockKey           string
+	// RedisURL is Redis as the coordinator reaches it; WatchRedisURL as
+	// the workers do (see Servers).
+	RedisURL, WatchRedisURL string
+	Managed                 *stack.Stack
+	Procs                   Procs
+}
+
+// Procs are the worker processes of a race, as faults act on them.
+type Procs interface {
+	// Signal sends sig to worker proc and returns its pid.
+	Signal(proc int, sig syscall.Signal) (int, error)
+	// Crashed marks worker proc as killed on purpose, before it is.
+	Crashed(proc int)
+	// Resume lets the struck contender t go on.
+	Resume(t Target)
+}
+
+// Target is a struck contender.
+type Target struct {
+	Proc, Goroutine int
+	RequestID       string
+	// Key names the contender's attempt to its worker, to resume it.
+	Key string
+}
+
+// Base does nothing at every step; faults embed it for the steps they do
+// not need.
+type Base struct{}
+
+// SetUp leaves the workers on the race's own servers.
+func (Base) SetUp(_ context.Context, r Race) (Servers, error) {
+	return Servers{RedisURL: r.RedisURL, PGURL: r.PGURL, WatchRedisURL: r.RedisURL}, nil
+}
+
+// CountsAt numbers holders as they reach MidWrite, where most faults
+// strike: as many holders get there as seats are sold, so every number
+// scheduled in the first half of the sale is reached.
+func (Base) CountsAt(p strategy.Point, _ bool) bool { return p == strategy.MidWrite }
+
+// At does nothing.
+func (Base) At(context.Context, *Worker, Hit) error { return nil }
+
+// Strike resumes the contender and fails: the fault has no coordinator
+// action.
+func (Base) Strike(_ context.Context, c *Coordinator, t Target) (string, error) {
+	c.Procs.Resume(t)
+	return "", errNoStrike
+}
+
+// Window fails: the fault has no window.
+func (Base) Window(context.Context, time.Duration) (string, error) { return "", errNoWindow }
+
+// TearDown does nothing.
+func (Base) TearDown(context.Context) {}
+
+var (
+	errNoStrike = errors.New("the fault has no coordinator action")
+	errNoWindow = errors.New("the fault has no window")
+)
+
+// Sleep waits for d or until ctx ends, and reports whether d passed.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,36 @@
+package fault
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+
+	"github.com/hammer-load/hammer/internal/strategy"
+)
+
+// pauseStop stops the whole worker process of a struck holder between its
+// read and its write with SIGSTOP, and lets it go on with SIGCONT
+// PauseFor later.
+type pauseStop struct{ Base }
+
+// At asks the coordinator to stop a struck holder's process at MidWrite.
+func (pauseStop) At(ctx context.Context, w *Worker, h Hit) error {
+	if !h.Struck || h.Point != strategy.MidWrite {
+		return nil
+	}
+	return w.Strike(ctx, h.Attempt)
+}
+
+// Strike stops the process, waits and lets it go on.
+func (pauseStop) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
+	pid, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP)
+	if err != nil {
+		return "", err
+	}
+	Sleep(ctx, c.PauseFor) // cut short when the race is interrupted
+	if _, err := c.Procs.Signal(t.Proc, syscall.SIGCONT); err != nil {
+		return "", err
+	}
+	c.Procs.Resume(t)
+	return fmt.Sprintf("SIGSTOP of worker %d (pid %d) between its read and its write, SIGCONT %s later", t.Proc, pid, c.PauseFor), nil
+}
