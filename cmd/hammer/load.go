@@ -19,5 +19,5 @@ func loadCmd(ctx context.Context, args []string, io stdio) int {
 	if fs.NArg() > 0 {
 		return usageError(io, "load", "unexpected argument %q", fs.Arg(0))
 	}
-	return raceAll(ctx, "load", &f, scenarios.Load(), io)
+	return raceAll(ctx, raceCommand{name: "load"}, &f, scenarios.Load(), io)
 }

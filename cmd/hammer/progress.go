@@ -58,8 +58,9 @@ type tracker struct {
 	stopTicker, quit chan struct{}
 }
 
-// track starts showing a race of total attempts.
-func (p *progress) track(name string, total int) *tracker {
+// track starts showing a race of total attempts; it returns what to call
+// with each record and what to call when the race ended.
+func (p *progress) track(name string, total int) (func(history.Attempt), func()) {
 	t := &tracker{name: name, total: int64(total), start: time.Now()}
 	if p.bars != nil {
 		t.bar = p.bars.AddBar(t.total,
@@ -74,7 +75,7 @@ func (p *progress) track(name string, total int) *tracker {
 		t.out, t.stopTicker, t.quit = p.lines, make(chan struct{}), make(chan struct{})
 		go t.tick()
 	}
-	return t
+	return t.attempt, t.done
 }
 
 // attempt counts one arrived record.

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -20,19 +18,30 @@ import (
 	"github.com/hammer-load/hammer/scenarios"
 )
 
+// raceCommand is what tells the commands that race apart.
+type raceCommand struct {
+	name string // the subcommand, for messages and the manifest
+	// skipUnrunnable records the cells the stack cannot run as skipped
+	// instead of refusing to start (a matrix keeps its other cells).
+	skipUnrunnable bool
+	// junit, if set, names the suite of the junit.xml it writes.
+	junit string
+}
+
 // raceAll checks the flags and the host, makes the results folder, starts
 // the stack, checks the servers, races every scenario, verifies, saves the
 // results folder, prints the verdict table and returns the exit code.
 // Whatever stops it before the race leaves no results folder.
-func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios.Scenario, io stdio) int {
+func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenarios.Scenario, io stdio) int {
 	if err := f.check(scns); err != nil {
-		return usageError(io, command, "%v", err)
+		return usageError(io, cmd.name, "%v", err)
 	}
 	if f.seed == 0 {
 		f.seed = uint64(time.Now().UnixNano())
 	}
-	if err := driver.CheckHost(plan(f, scns)); err != nil {
-		return usageError(io, command, "%v", err)
+	races := plan(f, scns)
+	if err := driver.CheckHost(races); err != nil {
+		return usageError(io, cmd.name, "%v", err)
 	}
 	exe, err := workerExecutable()
 	if err != nil {
@@ -45,7 +54,7 @@ func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios
 	}
 	out, err := makeResultsDir(f.out)
 	if err != nil {
-		return usageError(io, command, "%v", err)
+		return usageError(io, cmd.name, "%v", err)
 	}
 	defer out.discard() // only if nothing was saved in it
 	log := io.err
@@ -62,33 +71,36 @@ func raceAll(ctx context.Context, command string, f *raceFlags, scns []scenarios
 		return exitInfra
 	}
 	defer st.Close()
-	scns, skipped := runnable(scns, st.Kind)
+	races, skipped := driver.Runnable(races, st.Kind)
 	switch {
-	case len(skipped) > 0 && command != "gate":
-		return usageError(io, command, "%s", skipped[0])
-	case len(scns) == 0:
+	case len(skipped) > 0 && !cmd.skipUnrunnable:
+		return usageError(io, cmd.name, "%s", skipped[0])
+	case len(races) == 0:
 		fmt.Fprintf(io.err, "hammer: no cell ran: %s\n", strings.Join(skipped, "; "))
 		return exitInfra
 	}
-	if err := driver.CheckServers(ctx, st.RedisURL, st.PGURL, plan(f, scns)); err != nil {
+	if err := driver.CheckServers(ctx, st.RedisURL, st.PGURL, races); err != nil {
 		if errors.Is(err, driver.ErrLimit) {
-			return usageError(io, command, "%v", err)
+			return usageError(io, cmd.name, "%v", err)
 		}
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
 
-	folder, lat := raceScenarios(ctx, runID, f, st, scns, driver.Command{Path: exe, Args: []string{workerCommand}}, io)
-	folder.Manifest.Command, folder.Manifest.Skipped = command, skipped
+	prog := newProgress(io, f.quiet)
+	folder, lat := driver.RaceAll(ctx, driver.Plan{
+		Command: cmd.name, RunID: runID, Seed: f.seed, Races: races, Skipped: skipped,
+		Worker: driver.Command{Path: exe, Args: []string{workerCommand}},
+		Track:  prog.track,
+		Warn:   func(run, msg string) { fmt.Fprintf(io.err, "hammer: %s: %s\n", run, msg) },
+	}, st)
+	prog.wait()
 	// Everything needed is read back: stop the servers before reporting so
 	// that the verdict table is the last thing printed.
 	if err := st.Close(); err != nil {
 		fmt.Fprintf(io.err, "hammer: stop servers: %v\n", err)
 	}
-	outputs := report.Outputs{NoCharts: ctx.Err() != nil} // interrupted: end at once
-	if command == "gate" {
-		outputs.JUnit = "hammer gate"
-	}
+	outputs := report.Outputs{NoCharts: ctx.Err() != nil, JUnit: cmd.junit} // interrupted: end at once
 	// Error texts in the records may quote a URL: mask them before any
 	// file is written, since every file is derived from the records.
 	folder.Redact(io.secrets.String)
@@ -103,93 +115,6 @@ func plan(f *raceFlags, scns []scenarios.Scenario) []driver.Options {
 		out[i] = f.options(sc)
 	}
 	return out
-}
-
-// runnable splits off the scenarios this kind of stack cannot run, saying
-// why for each.
-func runnable(scns []scenarios.Scenario, kind stack.Kind) (run []scenarios.Scenario, skipped []string) {
-	for _, sc := range scns {
-		if sc.Fault.NeedsManagedStack() && kind != stack.Local {
-			skipped = append(skipped, fmt.Sprintf("%s: the %s fault needs a stack hammer manages (--stack local), not %s",
-				sc.Name, sc.Fault, kind))
-			continue
-		}
-		run = append(run, sc)
-	}
-	return run, skipped
-}
-
-// raceScenarios races each scenario in turn on one stack and returns the
-// records and the merged latency histograms.
-func raceScenarios(ctx context.Context, runID string, f *raceFlags, st *stack.Stack, scns []scenarios.Scenario, worker driver.Command, io stdio) (*history.Folder, *latency.Set) {
-	folder := &history.Folder{Manifest: history.Manifest{
-		Schema: history.ManifestSchema, RunID: runID, Seed: f.seed,
-		Stack: string(st.Kind), StackNotes: st.Notes, Env: describe(ctx, st, f),
-	}}
-	lat := latency.NewSet()
-	var managed *stack.Stack
-	if st.Kind == stack.Local {
-		managed = st
-	}
-	prog := newProgress(io, f.quiet)
-	defer prog.wait()
-	for _, o := range plan(f, scns) {
-		sc := o.Scenario
-		if ctx.Err() != nil {
-			// Interrupted: the scenarios not run stay in the folder with an
-			// unknown verdict, so the folder can never read as a pass.
-			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(sc, f, "not run: hammer was interrupted"))
-			continue
-		}
-		track := prog.track(sc.Name, o.Contenders())
-		o.RunID, o.RedisURL, o.PGURL, o.Worker, o.Managed, o.OnAttempt = runID, st.RedisURL, st.PGURL, worker, managed, track.attempt
-		res, err := driver.Race(ctx, o)
-		track.done()
-		if err != nil {
-			// The race could not even start: keep the cell, unknown, and go
-			// on, so one broken cell does not throw away the others.
-			fmt.Fprintf(io.err, "hammer: %s: %v\n", sc.Name, err)
-			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(sc, f, "not run: "+err.Error()))
-			continue
-		}
-		for _, w := range res.Warnings {
-			fmt.Fprintf(io.err, "hammer: %s: %s\n", sc.Name, w)
-		}
-		folder.Manifest.Runs = append(folder.Manifest.Runs, res.Run)
-		folder.Add(res.Records)
-		lat.Merge(res.Latency)
-	}
-	return folder, lat
-}
-
-// notRun describes a scenario that never raced, with why: its verdict can
-// only be unknown.
-func notRun(sc scenarios.Scenario, f *raceFlags, why string) history.Run {
-	return history.Run{
-		Name: sc.Name, Mode: sc.Mode, Procs: f.procs, Goroutines: f.goroutines,
-		Seats: f.seats, Expected: sc.Expected, Fault: sc.Fault, Extend: sc.Extend,
-		Incomplete: []string{why},
-	}
-}
-
-// describe records what the race runs on. Servers that cannot be asked
-// leave their fields empty; the race itself will say if they are down.
-func describe(ctx context.Context, st *stack.Stack, f *raceFlags) history.Env {
-	env := history.Env{Hammer: "(devel)", Go: runtime.Version(), Cores: runtime.NumCPU(), PoolSize: f.pool}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		env.Hammer = bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				env.Revision = s.Value
-			}
-			if s.Key == "vcs.modified" && s.Value == "true" {
-				env.Revision += "+dirty"
-			}
-		}
-	}
-	v, _ := st.Describe(ctx)
-	env.Redis, env.PostgreSQL, env.Fsync = v.Redis, v.PostgreSQL, v.Fsync
-	return env
 }
 
 // finish saves the raw records, verifies them, writes everything derived

@@ -38,5 +38,5 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 		return usageError(io, "run", "--extend needs a mode with a lock, not %s", m)
 	}
 	sc := scenarios.Scenario{Name: scenarios.CellName(m, flt, *extend), Mode: m, Fault: flt, Extend: *extend}
-	return raceAll(ctx, "run", &f, []scenarios.Scenario{sc}, io)
+	return raceAll(ctx, raceCommand{name: "run"}, &f, []scenarios.Scenario{sc}, io)
 }

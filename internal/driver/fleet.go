@@ -8,15 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/latency"
 )
 
 // worker is one running worker process.
@@ -151,73 +146,6 @@ func (f *fleet) release() int64 {
 	return at
 }
 
-// collect gathers attempt records until every worker has finished, the
-// timeout passes, a server is reported down or ctx ends, handing strike
-// requests to s. It returns the records, the fault events workers reported
-// and, if the history is incomplete, why.
-func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan history.Outage, goAt int64) ([]history.Attempt, []history.FaultEvent, *latency.Set, []string) {
-	var attempts []history.Attempt
-	var events []history.FaultEvent
-	var incomplete []string
-	lat := latency.NewSet()
-	shipped := make([]bool, len(f.ws))
-	timer := time.NewTimer(o.Timeout + goDelay)
-	defer timer.Stop()
-	stop := func(why string) {
-		incomplete = append(incomplete, why)
-		for _, w := range f.ws {
-			w.stopped = true
-		}
-		f.kill()
-	}
-	for open := len(f.ws); open > 0; {
-		select {
-		case ev := <-f.events:
-			switch {
-			case ev.eof:
-				open--
-				if ev.end != nil && !f.ws[ev.proc].crashed.Load() {
-					incomplete = append(incomplete, fmt.Sprintf("worker %d: %v", ev.proc, ev.end))
-				}
-			case ev.msg.Strike != nil:
-				s.handle(ctx, *ev.msg.Strike)
-			case ev.msg.Event != nil:
-				events = append(events, *ev.msg.Event)
-			case ev.msg.Histograms != nil:
-				if got, err := latency.Decode(ev.msg.Histograms); err == nil {
-					lat.Merge(got)
-					shipped[ev.proc] = true
-				}
-			case ev.msg.Attempt != nil:
-				attempts = append(attempts, *ev.msg.Attempt)
-				if o.OnAttempt != nil {
-					o.OnAttempt(*ev.msg.Attempt)
-				}
-			case ev.msg.Done:
-				f.ws[ev.proc].done = true
-			}
-		case <-timer.C:
-			stop(fmt.Sprintf("run exceeded --timeout %s; workers were killed", o.Timeout))
-			timer.Reset(time.Hour)
-		case out := <-down:
-			stop(fmt.Sprintf("%s stopped answering at %s (%s); the race was stopped at %s, so the attempts still running were not judged",
-				out.Server, history.Offset(goAt, out.From), out.Err, history.Offset(goAt, time.Now().UnixNano())))
-			down = nil
-		case <-ctx.Done():
-			stop(interrupted)
-			ctx = context.WithoutCancel(ctx)
-		}
-	}
-	// A worker that died (or could not encode) shipped no histograms: record
-	// the attempts it did report here, as it would have.
-	for _, a := range attempts {
-		if !shipped[a.Proc] {
-			lat.Observe(a)
-		}
-	}
-	return attempts, events, lat, incomplete
-}
-
 // wait reaps every worker and says which ones did not finish cleanly.
 func (f *fleet) wait() []string {
 	var bad []string
@@ -275,38 +203,3 @@ func (f *fleet) pids() []int {
 	}
 	return out
 }
-
-// tail keeps the last bytes a worker wrote to stderr, for error messages.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-// Write keeps the last bytes of p.
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = slices.Clone(t.buf[len(t.buf)-t.max:])
-	}
-	return len(p), nil
-}
-
-// last returns the last non-empty line written.
-func (t *tail) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
-	return lines[len(lines)-1]
-}
-
-func (t *tail) suffix() string {
-	if l := t.last(); l != "" {
-		return " (" + l + ")"
-	}
-	return ""
-}
-
-var _ io.Writer = (*tail)(nil)

@@ -1,7 +1,18 @@
-// Package driver runs one race: a coordinator starts worker processes (the
-// hammer binary re-executed as a hidden worker), waits until every worker is
-// connected and warmed up, releases all contenders with one go signal,
-// collects the attempt records they stream back, and reads the ledger.
+// Package driver is the race engine. RaceAll races a plan, one scenario
+// after the other on one stack, into the records of a results folder and
+// merged latency histograms; Race runs one race: a coordinator starts
+// worker processes (the hammer binary re-executed as a hidden worker),
+// waits until every worker is connected and warmed up, releases all
+// contenders with one go signal, collects the attempt records they stream
+// back, lets the race's fault (internal/fault) strike, and reads the
+// ledger back.
+//
+// Files: options.go (what a race is given), plan.go (the loop over
+// scenarios), race.go (one race), fleet.go (the worker processes),
+// requests.go (which records a race must leave), worker.go and
+// contender.go (a worker process and how its goroutines attempt a sale),
+// inject.go and strike.go (the fault protocol on each side), faultenv.go
+// (the fault around the race), preflight.go (limits checked first).
 //
 // Coordinator and workers talk JSON lines over the worker's stdin and
 // stdout: the coordinator sends a workerConfig and later a goSignal; the
@@ -98,11 +109,3 @@ type control struct {
 
 // attemptKey identifies one copy of one attempt.
 func attemptKey(a *history.Attempt) string { return fmt.Sprintf("%s#%d", a.RequestID, a.Try) }
-
-// OpenRequestID names request n of process p in the open model.
-func OpenRequestID(p, n int) string { return fmt.Sprintf("p%d-r%d", p, n) }
-
-// RequestID names attempt k of goroutine g in process p. Ids are
-// deterministic so that the coordinator can name the attempts a dead worker
-// never reported.
-func RequestID(p, g, k int) string { return fmt.Sprintf("p%d-g%d-a%d", p, g, k) }

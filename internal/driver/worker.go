@@ -10,19 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/latency"
-	"github.com/hammer-load/hammer/scenarios"
 )
-
-// Plant deliberately breaks a contender. Test binaries register plants to
-// prove that the gate catches classic mistakes; the hammer binary has none.
-type Plant func(c *strategy.Contender, d strategy.Deps)
 
 // WorkerMain is the body of a worker process: it reads its configuration
 // from in, connects, reports ready, waits for the go signal, runs its
@@ -43,20 +35,17 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 		w.send(message{Fatal: fmt.Sprintf("unknown planted variant %q", cfg.Plant)})
 		return 2
 	}
-	c, inj, closeAll, err := connect(ctx, cfg, w)
+	c, inj, closeAll, err := connect(ctx, cfg, w, plant)
 	if err != nil {
 		w.send(message{Fatal: err.Error()})
 		return 3
 	}
 	defer closeAll()
-	if plant != nil {
-		plant(c, inj.deps)
-	}
 
 	ob := &outbox{rep: w, lat: latency.NewSet()}
 	start := make(chan struct{})
 	jobs := make(chan job)
-	done, err := startContenders(ctx, cfg, c, inj, ob, start, jobs)
+	done, err := startContenders(ctx, cfg, c, ob, start, jobs)
 	if err != nil {
 		w.send(message{Fatal: err.Error()})
 		return 3
@@ -83,7 +72,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 // startContenders starts the worker's goroutines, each of which opens its
 // Redis connection and then waits for start. It returns once all are warm,
 // or with the first warm-up error.
-func startContenders(ctx context.Context, cfg workerConfig, c *strategy.Contender, inj *injector,
+func startContenders(ctx context.Context, cfg workerConfig, c Contender,
 	ob *outbox, start <-chan struct{}, jobs <-chan job) (*sync.WaitGroup, error) {
 	var warm sync.WaitGroup
 	done := &sync.WaitGroup{}
@@ -93,7 +82,7 @@ func startContenders(ctx context.Context, cfg workerConfig, c *strategy.Contende
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			err := inj.locker.Ping(ctx)
+			err := c.Warm(ctx)
 			warm.Done()
 			if err != nil {
 				warmErrs <- err
@@ -110,7 +99,7 @@ func startContenders(ctx context.Context, cfg workerConfig, c *strategy.Contende
 	warm.Wait()
 	select {
 	case err := <-warmErrs:
-		return nil, fmt.Errorf("redis warm-up: %w", err)
+		return nil, err
 	default:
 		return done, nil
 	}
@@ -118,7 +107,7 @@ func startContenders(ctx context.Context, cfg workerConfig, c *strategy.Contende
 
 // contend makes goroutine g's attempts one after the other (the closed
 // model: every contender fires at the go signal).
-func contend(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int, out *outbox) {
+func contend(ctx context.Context, cfg workerConfig, c Contender, g int, out *outbox) {
 	rngs := newRNGs(cfg, g)
 	for k := range cfg.Attempts {
 		request(ctx, cfg, c, history.Attempt{Goroutine: g, RequestID: RequestID(cfg.Proc, g, k)}, rngs, out)
@@ -150,7 +139,7 @@ func dispatch(ctx context.Context, cfg workerConfig, goAt int64, jobs chan<- job
 }
 
 // serve makes the open model's requests that goroutine g picks up.
-func serve(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int, jobs <-chan job, out *outbox) {
+func serve(ctx context.Context, cfg workerConfig, c Contender, g int, jobs <-chan job, out *outbox) {
 	rngs := newRNGs(cfg, g)
 	for j := range jobs {
 		base := history.Attempt{Goroutine: g, RequestID: OpenRequestID(cfg.Proc, j.n), Intended: j.intended}
@@ -160,7 +149,7 @@ func serve(ctx context.Context, cfg workerConfig, c *strategy.Contender, g int, 
 
 // request makes one request: one attempt, or under the duplicate fault two
 // at once with the same request id.
-func request(ctx context.Context, cfg workerConfig, c *strategy.Contender, base history.Attempt, rngs []*rand.Rand, out *outbox) {
+func request(ctx context.Context, cfg workerConfig, c Contender, base history.Attempt, rngs []*rand.Rand, out *outbox) {
 	base.Run, base.Mode, base.Proc = cfg.Run, cfg.Mode, cfg.Proc
 	var wg sync.WaitGroup
 	for try := range rngs {
@@ -183,51 +172,6 @@ func newRNGs(cfg workerConfig, g int) []*rand.Rand {
 		rngs[i] = rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Proc)<<32|uint64(g)<<1|uint64(i)))
 	}
 	return rngs
-}
-
-// connect opens the worker's Redis client and PostgreSQL pool, warms the
-// pool and wires the contender of the configured mode.
-func connect(ctx context.Context, cfg workerConfig, w *reporter) (*strategy.Contender, *injector, func(), error) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("redis url: %w", err)
-	}
-	// One connection per contender (two under the duplicate fault):
-	// waiting for a pooled connection would blur the lock-wait measurement.
-	opt.PoolSize = 2*cfg.Goroutines + 2
-	opt.DialTimeout = 5 * time.Second
-	rdb := redis.NewClient(opt)
-	store, err := inventory.Open(ctx, cfg.PGURL, cfg.Schema, cfg.PoolSize)
-	if err != nil {
-		rdb.Close()
-		return nil, nil, nil, err
-	}
-	closeAll := func() { store.Close(); rdb.Close() }
-	if err := store.Warm(ctx); err != nil {
-		closeAll()
-		return nil, nil, nil, err
-	}
-	inj, err := newInjector(cfg, rdb, w)
-	if err != nil {
-		closeAll()
-		return nil, nil, nil, err
-	}
-	inj.deps = strategy.Deps{
-		Redis:    rdb,
-		Locker:   inj.locker,
-		Store:    store,
-		Sector:   cfg.Sector,
-		LockKey:  cfg.LockKey,
-		FenceKey: cfg.FenceKey,
-		LockTTL:  cfg.LockTTL,
-		LockWait: cfg.LockWait,
-		Extend:   cfg.Extend,
-		World:    inj.world,
-	}
-	if cfg.Fault != scenarios.NoFault {
-		inj.deps.Faults = inj
-	}
-	return strategy.New(cfg.Mode, inj.deps), inj, closeAll, nil
 }
 
 // outbox records each finished attempt in the worker's histograms and

@@ -1,4 +1,4 @@
-package health
+package health_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hammer-load/hammer/internal/health"
 	"github.com/hammer-load/hammer/internal/inventory"
 )
 
@@ -46,7 +47,7 @@ func TestFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Failure(tt.err); got != tt.want {
+			if got := health.Failure(tt.err); got != tt.want {
 				t.Errorf("Failure(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})

@@ -139,7 +139,7 @@ func (f *fakeFaults) Done(a *history.Attempt) {
 // have one.
 func run(ctx context.Context, t *testing.T, mode scenarios.Mode, l *fakeLock, s *fakeSell, f *fakeFaults) *history.Attempt {
 	t.Helper()
-	a := &history.Attempt{Run: "r", Mode: string(mode), Proc: 1, Goroutine: 2, RequestID: "p1-g2-0"}
+	a := &history.Attempt{Run: "r", Mode: mode, Proc: 1, Goroutine: 2, RequestID: "p1-g2-0"}
 	c := &Contender{Mode: mode, Sell: s.sell, Sector: 4}
 	if mode.UsesLock() {
 		l.lease, c.Lock = redislock.Lease{Key: "lock:4", Token: "tok", Fence: fence(mode)}, l

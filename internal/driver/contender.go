@@ -1,0 +1,108 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/scenarios"
+	"github.com/redis/go-redis/v9"
+)
+
+// Contender is how the goroutines of a worker process try to buy a seat.
+// The worker owns the go signal, the open and closed models, the records
+// and the histograms; a contender only makes attempts. The built-in
+// strategies racing on Redis and PostgreSQL are one implementation
+// (builtin); an attempt that goes to a user's HTTP service is another
+// implementation of the same interface, and the driver needs no change
+// for it but the line that picks it.
+type Contender interface {
+	// Warm readies one goroutine's share of what attempts use (its
+	// connection), before the go signal; an error fails the start-up.
+	Warm(ctx context.Context) error
+	// Attempt makes one attempt and records it in a: the instants of its
+	// phases and its outcome. It never fails: an error is an outcome.
+	Attempt(ctx context.Context, a *history.Attempt, rng *rand.Rand)
+}
+
+// Plant deliberately breaks a built-in contender. Test binaries register
+// plants to prove that the gate catches classic mistakes; the hammer
+// binary has none.
+type Plant func(c *strategy.Contender, d strategy.Deps)
+
+// builtin is the built-in strategies as a Contender.
+type builtin struct {
+	c      *strategy.Contender
+	locker *redislock.Locker
+}
+
+var _ Contender = (*builtin)(nil)
+
+// Warm opens the goroutine's Redis connection: each contender holds one,
+// so that waiting for a pooled connection does not blur the lock wait.
+func (b *builtin) Warm(ctx context.Context) error {
+	if err := b.locker.Ping(ctx); err != nil {
+		return fmt.Errorf("redis warm-up: %w", err)
+	}
+	return nil
+}
+
+// Attempt makes one attempt in the contender's mode.
+func (b *builtin) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Rand) {
+	b.c.Attempt(ctx, a, rng)
+}
+
+// connect opens the worker's Redis client and PostgreSQL pool, warms the
+// pool and wires the built-in contender of the configured mode, broken by
+// plant if one is given.
+func connect(ctx context.Context, cfg workerConfig, w *reporter, plant Plant) (Contender, *injector, func(), error) {
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("redis url: %w", err)
+	}
+	// One connection per contender (two under the duplicate fault):
+	// waiting for a pooled connection would blur the lock-wait measurement.
+	opt.PoolSize = 2*cfg.Goroutines + 2
+	opt.DialTimeout = 5 * time.Second
+	rdb := redis.NewClient(opt)
+	store, err := inventory.Open(ctx, cfg.PGURL, cfg.Schema, cfg.PoolSize)
+	if err != nil {
+		rdb.Close()
+		return nil, nil, nil, err
+	}
+	closeAll := func() { store.Close(); rdb.Close() }
+	if err := store.Warm(ctx); err != nil {
+		closeAll()
+		return nil, nil, nil, err
+	}
+	inj, err := newInjector(cfg, rdb, w)
+	if err != nil {
+		closeAll()
+		return nil, nil, nil, err
+	}
+	inj.deps = strategy.Deps{
+		Redis:    rdb,
+		Locker:   inj.locker,
+		Store:    store,
+		Sector:   cfg.Sector,
+		LockKey:  cfg.LockKey,
+		FenceKey: cfg.FenceKey,
+		LockTTL:  cfg.LockTTL,
+		LockWait: cfg.LockWait,
+		Extend:   cfg.Extend,
+		World:    inj.world,
+	}
+	if cfg.Fault != scenarios.NoFault {
+		inj.deps.Faults = inj
+	}
+	c := strategy.New(cfg.Mode, inj.deps)
+	if plant != nil {
+		plant(c, inj.deps)
+	}
+	return &builtin{c: c, locker: inj.locker}, inj, closeAll, nil
+}

@@ -1,0 +1,120 @@
+package driver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/fault"
+	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/latency"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// Command is how to start a worker process: hammer re-executes itself with a
+// hidden subcommand.
+type Command struct {
+	Path string
+	Args []string
+}
+
+// Options configure one race.
+type Options struct {
+	RunID      string // names the run's schema and key prefix; unique per results folder
+	Scenario   scenarios.Scenario
+	Procs      int
+	Goroutines int
+	Attempts   int // per goroutine
+	Seats      int
+	PoolSize   int // PostgreSQL connections per worker process
+	RedisURL   string
+	PGURL      string
+	LockTTL    time.Duration
+	LockWait   time.Duration
+	// Timeout bounds the race from the go signal to the last record.
+	Timeout time.Duration
+	// ReadyTimeout bounds how long workers may take to connect and warm up.
+	ReadyTimeout time.Duration
+	// ReadBackWait is how long the read-back after the race keeps trying
+	// while PostgreSQL fails (default 15 s): a server that comes back in
+	// time is read, so an oversell it holds is still counted.
+	ReadBackWait time.Duration
+	Seed         uint64
+	Keep         bool // leave the schema and keys in place after the race
+	// PauseFor is how long a pause, a stop or injected latency lasts
+	// (default three lock TTLs: longer than the lock lives).
+	PauseFor time.Duration
+	// Managed is the stack when hammer started the servers itself (local),
+	// nil otherwise. With it, lock-loss restarts Redis for real (without
+	// it, hammer deletes its own lock key only) and failover can run.
+	Managed *stack.Stack
+	// Plant names a broken variant the worker binary registered (tests only).
+	Plant string
+	// Rate, if positive, switches to the open model: Rate attempts per
+	// second in all, for Duration, each timed from its intended start.
+	// Goroutines then caps how many run at once in each process.
+	Rate     float64
+	Duration time.Duration
+	Worker   Command
+	// OnAttempt, if set, is called from one goroutine for every record as it arrives.
+	OnAttempt func(history.Attempt)
+	// OnGo, if set, is called with the worker pids right after the go signal.
+	OnGo func(pids []int)
+}
+
+// Result is what a race leaves: the run's description (including any
+// reason its history is incomplete), every attempt, the ledger and the
+// final sector row (nil if it could not be read).
+type Result struct {
+	Run history.Run
+	history.Records
+	// Latency holds the histograms the workers recorded, merged.
+	Latency *latency.Set
+	// Warnings are problems that do not touch the verdict, such as a
+	// clean-up that failed and left the run's schema or keys behind.
+	Warnings []string
+	// Sector is the final sector row (also in Records.Sectors), nil if it
+	// could not be read.
+	Sector *history.Sector
+}
+
+const sectorID = 1
+
+// defaultReadBackWait is how long the read-back after a race keeps trying
+// while PostgreSQL fails, unless Options say otherwise.
+const defaultReadBackWait = 15 * time.Second
+
+// Contenders is how many attempts the race makes: one per goroutine and
+// attempt in the closed model, rate × duration in the open one (copies of
+// a request sent twice not counted).
+func (o Options) Contenders() int {
+	if o.Rate > 0 {
+		return history.OpenRequests(o.Rate, o.Duration)
+	}
+	return o.Procs * o.Goroutines * o.Attempts
+}
+
+// newRun describes the race in the manifest: what was raced, the same
+// whether it raced or not.
+func newRun(o Options) history.Run {
+	return history.Run{
+		Name: o.Scenario.Name, Mode: o.Scenario.Mode, Procs: o.Procs, Goroutines: o.Goroutines,
+		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: o.Scenario.Fault,
+		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend,
+		Rate: o.Rate, Duration: int64(o.Duration),
+	}
+}
+
+// newWorkerConfig is what every worker of the race is told.
+func newWorkerConfig(o Options, schema, prefix string) workerConfig {
+	return workerConfig{
+		Run: o.Scenario.Name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
+		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
+		LockKey: prefix + "lock:sector:" + fmt.Sprint(sectorID), Sector: sectorID,
+		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
+		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend,
+		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
+		Schedule: fault.Schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),
+		PauseFor: o.PauseFor, Plant: o.Plant,
+	}
+}

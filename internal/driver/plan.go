@@ -1,0 +1,128 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/latency"
+)
+
+// Plan is what one command races on one stack, in order: a race per
+// scenario, with everything but the servers, the worker and the run id,
+// which RaceAll fills in.
+type Plan struct {
+	// Command names the hammer subcommand, for the manifest.
+	Command string
+	RunID   string
+	Seed    uint64
+	Races   []Options
+	// Skipped names the scenarios left out because the stack cannot run
+	// them, each with why (see Runnable).
+	Skipped []string
+	Worker  Command
+	// Track, if set, is called as each race starts with its name and
+	// number of contenders; it returns what to call with each record, and
+	// what to call when the race ended.
+	Track func(run string, contenders int) (onAttempt func(history.Attempt), done func())
+	// Warn, if set, is told what went wrong with a race but does not touch
+	// any verdict: a race that could not start, a clean-up that failed.
+	Warn func(run, msg string)
+}
+
+// RaceAll races every scenario of the plan in turn on st, and returns the
+// records of the results folder, its manifest and the merged latency
+// histograms. A race that could not start, and once ctx ended every race
+// not yet run, stays in the folder as not run, with an unknown verdict:
+// one broken cell does not throw away the others, and an interrupted
+// folder can never read as a pass.
+func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Folder, *latency.Set) {
+	folder := &history.Folder{Manifest: history.Manifest{
+		Schema: history.ManifestSchema, RunID: p.RunID, Seed: p.Seed, Command: p.Command,
+		Stack: string(st.Kind), StackNotes: st.Notes, Skipped: p.Skipped, Env: describe(ctx, st, p),
+	}}
+	lat := latency.NewSet()
+	var managed *stack.Stack
+	if st.Kind == stack.Local {
+		managed = st
+	}
+	for _, o := range p.Races {
+		if ctx.Err() != nil {
+			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(o, "not run: hammer was interrupted"))
+			continue
+		}
+		o.RunID, o.RedisURL, o.PGURL, o.Worker, o.Managed = p.RunID, st.RedisURL, st.PGURL, p.Worker, managed
+		done := func() {}
+		if p.Track != nil {
+			o.OnAttempt, done = p.Track(o.Scenario.Name, o.Contenders())
+		}
+		res, err := Race(ctx, o)
+		done()
+		if err != nil {
+			p.warn(o.Scenario.Name, err.Error())
+			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(o, "not run: "+err.Error()))
+			continue
+		}
+		for _, w := range res.Warnings {
+			p.warn(o.Scenario.Name, w)
+		}
+		folder.Manifest.Runs = append(folder.Manifest.Runs, res.Run)
+		folder.Add(res.Records)
+		lat.Merge(res.Latency)
+	}
+	return folder, lat
+}
+
+func (p Plan) warn(run, msg string) {
+	if p.Warn != nil {
+		p.Warn(run, msg)
+	}
+}
+
+// Runnable splits off the races a stack of this kind cannot run, saying
+// why for each.
+func Runnable(races []Options, kind stack.Kind) (run []Options, skipped []string) {
+	for _, o := range races {
+		if f := o.Scenario.Fault; f.NeedsManagedStack() && kind != stack.Local {
+			skipped = append(skipped, fmt.Sprintf("%s: the %s fault needs a stack hammer manages (--stack local), not %s",
+				o.Scenario.Name, f, kind))
+			continue
+		}
+		run = append(run, o)
+	}
+	return run, skipped
+}
+
+// notRun describes a race that never ran, with why: its verdict can only
+// be unknown.
+func notRun(o Options, why string) history.Run {
+	run := newRun(o)
+	run.Incomplete = []string{why}
+	return run
+}
+
+// describe records what the races run on. Servers that cannot be asked
+// leave their fields empty; the race itself will say if they are down.
+func describe(ctx context.Context, st *stack.Stack, p Plan) history.Env {
+	env := history.Env{Hammer: "(devel)", Go: runtime.Version(), Cores: runtime.NumCPU()}
+	if len(p.Races) > 0 {
+		env.PoolSize = p.Races[0].PoolSize
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		env.Hammer = bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				env.Revision = s.Value
+			}
+			if s.Key == "vcs.modified" && s.Value == "true" {
+				env.Revision += "+dirty"
+			}
+		}
+	}
+	v, _ := st.Describe(ctx)
+	env.Redis, env.PostgreSQL, env.Fsync = v.Redis, v.PostgreSQL, v.Fsync
+	return env
+}

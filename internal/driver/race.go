@@ -1,0 +1,195 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/latency"
+)
+
+// Race runs one scenario end to end. An error means the race could not be
+// run at all (setup failed); trouble during the race is reported in
+// Result.Run.Incomplete instead, so the verdict becomes unknown.
+func Race(ctx context.Context, o Options) (res *Result, err error) {
+	if o.PauseFor == 0 {
+		o.PauseFor = 3 * o.LockTTL
+	}
+	if o.ReadBackWait == 0 {
+		o.ReadBackWait = defaultReadBackWait
+	}
+	name := o.Scenario.Name
+	schema := inventory.SchemaName(o.RunID, name)
+	prefix := "hammer:" + o.RunID + ":" + name + ":"
+	sector := history.Sector{Run: name, ID: sectorID, Capacity: o.Seats, Available: o.Seats}
+	if err = inventory.Create(ctx, o.PGURL, schema, sector); err != nil {
+		return nil, err
+	}
+	if !o.Keep {
+		defer func() {
+			switch cerr := cleanup(o, schema, prefix); {
+			case cerr == nil:
+			case res != nil:
+				res.Warnings = append(res.Warnings, cerr.Error())
+			case err != nil: // set-up failed: say what it left behind too
+				err = fmt.Errorf("%w; %w", err, cerr)
+			}
+		}()
+	}
+	cfg := newWorkerConfig(o, schema, prefix)
+	env, err := setUpFaults(ctx, o, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer env.tearDown(ctx)
+	ws, err := startWorkers(ctx, o, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.shutdown()
+	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
+		return nil, err
+	}
+	watch, err := env.watch(o)
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{Run: newRun(o)}
+	res.Run.RequestsPerWorker = requestsPerWorker(o)
+	res.Run.GoAt = ws.release()
+	if o.OnGo != nil {
+		o.OnGo(ws.pids())
+	}
+	env.startWindow(ctx, o, res.Run.GoAt)
+	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg.LockKey), fleet: ws, left: len(cfg.Schedule)}
+	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes, watch.Down(), res.Run.GoAt)
+	res.Faults = append(res.Faults, strikes.finish()...)
+	res.Faults = append(res.Faults, env.windowEvents()...)
+	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults)...)
+	if ctx.Err() != nil && !slices.Contains(res.Run.Incomplete, interrupted) {
+		res.Run.Incomplete = append(res.Run.Incomplete, interrupted)
+	}
+	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
+	res.Attempts = fillUnknown(res.Attempts, o, name)
+	back := inventory.ReadBackAll(ctx, o.PGURL, schema, name, sectorID, o.ReadBackWait)
+	res.Run.Outages = watch.Stop()
+	res.Sales, res.Sector = back.Sales, back.Sector
+	if back.LedgerErr != nil {
+		res.Run.LedgerUnread = back.LedgerErr.Error()
+	}
+	if back.SectorErr != nil {
+		res.Run.Incomplete = append(res.Run.Incomplete, back.SectorErr.Error())
+	}
+	if res.Sector != nil {
+		res.Sectors = []history.Sector{*res.Sector}
+	}
+	return res, nil
+}
+
+// interrupted is the reason a run stopped by Ctrl-C (or SIGTERM) is incomplete.
+const interrupted = "run interrupted; workers were killed"
+
+// faultGaps says why a run's fault cannot be taken as having struck: an
+// injection failed, or fewer holders were struck than scheduled (the race
+// had too few of them). Judging such a run as if the fault had struck
+// would call it safe without evidence.
+func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
+	var gaps []string
+	for _, e := range events {
+		if e.Failed != "" {
+			gaps = append(gaps, fmt.Sprintf("fault %s failed: %s", e.Fault, e.Failed))
+		}
+	}
+	if scheduled > 0 && len(events) < scheduled {
+		gaps = append(gaps, fmt.Sprintf("fault %s struck %d of the %d lock holders scheduled: the holders it was scheduled for never reached its point",
+			o.Scenario.Fault, len(events), scheduled))
+	}
+	return gaps
+}
+
+// collect gathers attempt records until every worker has finished, the
+// timeout passes, a server is reported down or ctx ends, handing strike
+// requests to s. It returns the records, the fault events workers reported
+// and, if the history is incomplete, why.
+func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan history.Outage, goAt int64) ([]history.Attempt, []history.FaultEvent, *latency.Set, []string) {
+	var attempts []history.Attempt
+	var events []history.FaultEvent
+	var incomplete []string
+	lat := latency.NewSet()
+	shipped := make([]bool, len(f.ws))
+	timer := time.NewTimer(o.Timeout + goDelay)
+	defer timer.Stop()
+	stop := func(why string) {
+		incomplete = append(incomplete, why)
+		for _, w := range f.ws {
+			w.stopped = true
+		}
+		f.kill()
+	}
+	for open := len(f.ws); open > 0; {
+		select {
+		case ev := <-f.events:
+			switch {
+			case ev.eof:
+				open--
+				if ev.end != nil && !f.ws[ev.proc].crashed.Load() {
+					incomplete = append(incomplete, fmt.Sprintf("worker %d: %v", ev.proc, ev.end))
+				}
+			case ev.msg.Strike != nil:
+				s.handle(ctx, *ev.msg.Strike)
+			case ev.msg.Event != nil:
+				events = append(events, *ev.msg.Event)
+			case ev.msg.Histograms != nil:
+				if got, err := latency.Decode(ev.msg.Histograms); err == nil {
+					lat.Merge(got)
+					shipped[ev.proc] = true
+				}
+			case ev.msg.Attempt != nil:
+				attempts = append(attempts, *ev.msg.Attempt)
+				if o.OnAttempt != nil {
+					o.OnAttempt(*ev.msg.Attempt)
+				}
+			case ev.msg.Done:
+				f.ws[ev.proc].done = true
+			}
+		case <-timer.C:
+			stop(fmt.Sprintf("run exceeded --timeout %s; workers were killed", o.Timeout))
+			timer.Reset(time.Hour)
+		case out := <-down:
+			stop(fmt.Sprintf("%s stopped answering at %s (%s); the race was stopped at %s, so the attempts still running were not judged",
+				out.Server, history.Offset(goAt, out.From), out.Err, history.Offset(goAt, time.Now().UnixNano())))
+			down = nil
+		case <-ctx.Done():
+			stop(interrupted)
+			ctx = context.WithoutCancel(ctx)
+		}
+	}
+	// A worker that died (or could not encode) shipped no histograms: record
+	// the attempts it did report here, as it would have.
+	for _, a := range attempts {
+		if !shipped[a.Proc] {
+			lat.Observe(a)
+		}
+	}
+	return attempts, events, lat, incomplete
+}
+
+// cleanup removes the run's schema and every key under its prefix, and
+// nothing else. What it could not remove it reports, naming it.
+func cleanup(o Options, schema, prefix string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var errs []error
+	if err := inventory.Drop(ctx, o.PGURL, schema); err != nil {
+		errs = append(errs, fmt.Errorf("clean-up left schema %s: %w", schema, err))
+	}
+	if err := redislock.DeleteAll(ctx, o.RedisURL, prefix); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,92 @@
+package driver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// requestsPerWorker is how many attempt records the race must leave per
+// worker: every copy of every request it makes.
+func requestsPerWorker(o Options) []int {
+	perWorker := make([]int, o.Procs)
+	for p := range perWorker {
+		perWorker[p] = o.Scenario.Fault.Copies() * o.Goroutines * o.Attempts
+		if o.Rate > 0 {
+			perWorker[p] = o.Scenario.Fault.Copies() * openShare(o, p)
+		}
+	}
+	return perWorker
+}
+
+// fillUnknown adds a record with outcome unknown for every attempt that
+// never reported, so that a lost worker shows up in the history.
+func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt {
+	seen := make(map[string]bool, len(got))
+	for _, a := range got {
+		seen[attemptKey(&a)] = true
+	}
+	for _, base := range expectedRequests(o) {
+		for try := range o.Scenario.Fault.Copies() {
+			a := base
+			a.Run, a.Mode, a.Try, a.Outcome = run, o.Scenario.Mode, try, history.Unknown
+			if !seen[attemptKey(&a)] {
+				got = append(got, a)
+			}
+		}
+	}
+	return got
+}
+
+// expectedRequests lists every request the race should make: per
+// goroutine in the closed model, per process in the open one.
+func expectedRequests(o Options) []history.Attempt {
+	var out []history.Attempt
+	for p := range o.Procs {
+		if o.Rate > 0 {
+			for n := range openShare(o, p) {
+				out = append(out, history.Attempt{Proc: p, Goroutine: -1, RequestID: OpenRequestID(p, n)})
+			}
+			continue
+		}
+		for g := range o.Goroutines {
+			for k := range o.Attempts {
+				out = append(out, history.Attempt{Proc: p, Goroutine: g, RequestID: RequestID(p, g, k)})
+			}
+		}
+	}
+	return out
+}
+
+// openShare is how many of the open model's requests process p makes: the
+// total (rate × duration) split evenly, the remainder to the first ones.
+func openShare(o Options, p int) int {
+	total := history.OpenRequests(o.Rate, o.Duration)
+	n := total / o.Procs
+	if p < total%o.Procs {
+		n++
+	}
+	return n
+}
+
+// forProc is the configuration of worker p: in the open model, its share
+// of the requests, at its share of the rate, offset so that the workers
+// take turns.
+func (c workerConfig) forProc(p int, o Options) workerConfig {
+	c.Proc = p
+	if o.Rate > 0 {
+		c.Rate = o.Rate / float64(o.Procs)
+		c.Requests = openShare(o, p)
+		c.Offset = time.Duration(float64(p) * float64(time.Second) / o.Rate)
+	}
+	return c
+}
+
+// OpenRequestID names request n of process p in the open model.
+func OpenRequestID(p, n int) string { return fmt.Sprintf("p%d-r%d", p, n) }
+
+// RequestID names attempt k of goroutine g in process p. Ids are
+// deterministic so that the coordinator can name the attempts a dead worker
+// never reported.
+func RequestID(p, g, k int) string { return fmt.Sprintf("p%d-g%d-a%d", p, g, k) }

@@ -1,0 +1,59 @@
+package inventory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/health"
+)
+
+// ReadBack is what was read of a run's inventory after its race, and what
+// could not be.
+type ReadBack struct {
+	Sales []history.Sale
+	// Sector is the final sector row, nil when it could not be read.
+	Sector *history.Sector
+	// LedgerErr is set when the ledger could not be read; SectorErr when
+	// the sector row could not.
+	LedgerErr, SectorErr error
+}
+
+// ReadBackAll reads the ledger and the final row of sector id of the run's
+// schema, trying again for up to wait while PostgreSQL fails. A cancelled
+// ctx gets one try.
+func ReadBackAll(ctx context.Context, pgURL, schema, run string, id int, wait time.Duration) ReadBack {
+	deadline := time.Now().Add(wait)
+	for {
+		r := readBackOnce(ctx, pgURL, schema, run, id)
+		err := r.LedgerErr
+		if err == nil {
+			err = r.SectorErr
+		}
+		if err == nil || !health.Failure(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			return r
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// readBackOnce makes one try at reading the ledger and the sector row.
+func readBackOnce(ctx context.Context, pgURL, schema, run string, id int) ReadBack {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	store, err := Open(ctx, pgURL, schema, 1)
+	if err != nil {
+		return ReadBack{LedgerErr: fmt.Errorf("read back: %w", err)}
+	}
+	defer store.Close()
+	sales, err := store.Ledger(ctx, run)
+	if err != nil {
+		return ReadBack{LedgerErr: err}
+	}
+	sec, err := store.Sector(ctx, run, id)
+	if err != nil {
+		return ReadBack{Sales: sales, SectorErr: err}
+	}
+	return ReadBack{Sales: sales, Sector: &sec}
+}
