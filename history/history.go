@@ -1,8 +1,7 @@
 // Package history holds what a race leaves behind: one Attempt per contender,
 // the Sale rows read back from the ledger, the final Sector row and the
-// Manifest that says which runs a results folder holds. It also reads and
-// writes the files these live in, so the driver, the verifier and the report
-// agree on one format.
+// Manifest that says which runs a results folder holds: the format the
+// driver, package folder, the verifier and the report agree on.
 package history
 
 import (
@@ -213,8 +212,8 @@ type Manifest struct {
 	// with the reason.
 	Skipped []string `json:"skipped,omitempty"`
 	// Files holds, per record file (history.jsonl, ledger.jsonl,
-	// sectors.jsonl, faults.jsonl), the number of records Save wrote and
-	// the SHA-256 of the bytes, so that Load can tell a file cut short or
+	// sectors.jsonl, faults.jsonl), the number of records written and the
+	// SHA-256 of the bytes, so that loading can tell a file cut short or
 	// changed after the run. They guard against accidents and edits of the
 	// record files, not against someone who rewrites the manifest too.
 	Files map[string]FileDigest `json:"files,omitempty"`
@@ -231,6 +230,15 @@ type Env struct {
 	Fsync    string `json:"fsync,omitempty"`
 	Cores    int    `json:"cores"`
 	PoolSize int    `json:"pool_size"` // PostgreSQL connections per worker process
+}
+
+// FileDigest is what was written into one record file: how many records
+// and the SHA-256 of its bytes. The manifest keeps one per record file, so
+// that a file cut short or changed after the run shows when the folder is
+// loaded.
+type FileDigest struct {
+	Records int    `json:"records"`
+	SHA256  string `json:"sha256"`
 }
 
 // ManifestSchema is the version of the Manifest format.

@@ -4,8 +4,8 @@ package history
 // the text of an error — and with it a server's URL or password: the
 // manifest's stack notes, skip reasons, runs' incomplete reasons, unread
 // ledgers and outages, the attempts' errors and the faults' details and
-// failures. Call it before
-// Save: every file of a results folder is written from these records.
+// failures. Call it before the folder is saved: every file of a results
+// folder is written from these records.
 func (f *Folder) Redact(mask func(string) string) {
 	m := &f.Manifest
 	redactAll(m.StackNotes, mask)

@@ -1,16 +1,14 @@
 // Package latency records how long the phases of attempts take in HDR
 // histograms (microsecond resolution, 3 significant digits). Each worker
 // process records its own attempts; the coordinator merges the histograms
-// exactly (bucket by bucket, never by averaging percentiles) and saves them
-// so that reports can be rebuilt offline.
+// exactly (bucket by bucket, never by averaging percentiles); package folder
+// saves them, encoded, so that reports can be rebuilt offline.
 package latency
 
 import (
 	"cmp"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -50,8 +48,8 @@ type Key struct {
 // maxValue is the longest duration a histogram tracks: an hour, in µs.
 const maxValue = int64(time.Hour / time.Microsecond)
 
-// New returns an empty histogram of hammer's resolution.
-func New() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxValue, 3) }
+// newHistogram returns an empty histogram of hammer's resolution.
+func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxValue, 3) }
 
 // Set is a group of histograms, one per key.
 type Set struct {
@@ -61,11 +59,11 @@ type Set struct {
 // NewSet returns an empty set.
 func NewSet() *Set { return &Set{hists: map[Key]*hdrhistogram.Histogram{}} }
 
-// Record adds one duration under k, clamped to what a histogram tracks.
-func (s *Set) Record(k Key, d time.Duration) {
+// record adds one duration under k, clamped to what a histogram tracks.
+func (s *Set) record(k Key, d time.Duration) {
 	h, ok := s.hists[k]
 	if !ok {
-		h = New()
+		h = newHistogram()
 		s.hists[k] = h
 	}
 	// Within [1, maxValue] RecordValue cannot fail.
@@ -81,16 +79,16 @@ func (s *Set) Observe(a history.Attempt) {
 		start = a.Intended
 	}
 	if d, ok := between(start, a.Complete); ok {
-		s.Record(key(Attempt), d)
+		s.record(key(Attempt), d)
 	}
 	switch {
 	case a.LockAcquired > 0:
 		if d, ok := between(a.Invoke, a.LockAcquired); ok {
-			s.Record(key(LockWait), d)
+			s.record(key(LockWait), d)
 		}
 	case a.Outcome == history.LockTimeout:
 		if d, ok := between(a.Invoke, a.Complete); ok {
-			s.Record(key(LockWait), d)
+			s.record(key(LockWait), d)
 		}
 	}
 	critStart := a.LockAcquired
@@ -98,21 +96,11 @@ func (s *Set) Observe(a history.Attempt) {
 		critStart = a.DBStart
 	}
 	if d, ok := between(critStart, a.DBEnd); ok {
-		s.Record(key(Critical), d)
+		s.record(key(Critical), d)
 	}
 	if d, ok := between(a.DBEnd, a.LockReleased); ok {
-		s.Record(key(Release), d)
+		s.record(key(Release), d)
 	}
-}
-
-// FromAttempts records the phases of every attempt into a new set: what the
-// workers record, rebuilt from the history (for folders without histograms).
-func FromAttempts(attempts []history.Attempt) *Set {
-	s := NewSet()
-	for _, a := range attempts {
-		s.Observe(a)
-	}
-	return s
 }
 
 // Merge adds every histogram of o into s, bucket by bucket.
@@ -120,15 +108,15 @@ func (s *Set) Merge(o *Set) {
 	for k, h := range o.hists {
 		mine, ok := s.hists[k]
 		if !ok {
-			mine = New()
+			mine = newHistogram()
 			s.hists[k] = mine
 		}
 		mine.Merge(h)
 	}
 }
 
-// Keys returns the keys that hold data, sorted by run, phase and outcome.
-func (s *Set) Keys() []Key {
+// keys returns the keys that hold data, sorted by run, phase and outcome.
+func (s *Set) keys() []Key {
 	keys := make([]Key, 0, len(s.hists))
 	for k := range s.hists {
 		keys = append(keys, k)
@@ -142,7 +130,7 @@ func (s *Set) Keys() []Key {
 // Histogram returns the run's histogram of phase p over the given outcomes
 // (every outcome when none is given), merged into a new histogram.
 func (s *Set) Histogram(run string, p Phase, outcomes ...history.Outcome) *hdrhistogram.Histogram {
-	out := New()
+	out := newHistogram()
 	for k, h := range s.hists {
 		if k.Run == run && k.Phase == p && (len(outcomes) == 0 || slices.Contains(outcomes, k.Outcome)) {
 			out.Merge(h)
@@ -160,7 +148,7 @@ type Encoded struct {
 // Encode returns every histogram, encoded, in key order.
 func (s *Set) Encode() ([]Encoded, error) {
 	out := make([]Encoded, 0, len(s.hists))
-	for _, k := range s.Keys() {
+	for _, k := range s.keys() {
 		b, err := s.hists[k].Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		if err != nil {
 			return nil, fmt.Errorf("encode histogram %v: %w", k, err)
@@ -187,45 +175,11 @@ func Decode(es []Encoded) (*Set, error) {
 	return s, nil
 }
 
-// File is the histograms' name in a results folder.
-const File = "histograms.json"
-
-// Save writes the set into dir.
-func (s *Set) Save(dir string) error {
-	es, err := s.Encode()
-	if err != nil {
-		return err
-	}
-	return history.WriteJSON(filepath.Join(dir, File), es)
-}
-
-// Load reads the set saved in dir.
-func Load(dir string) (*Set, error) {
-	var es []Encoded
-	if err := history.ReadJSON(filepath.Join(dir, File), &es); err != nil {
-		return nil, err
-	}
-	return Decode(es)
-}
-
 // WriteHgrm writes h as a percentile distribution in milliseconds, the
 // .hgrm text format HdrHistogram's plotters read.
 func WriteHgrm(w io.Writer, h *hdrhistogram.Histogram) error {
 	_, err := h.PercentilesPrint(w, 5, 1000)
 	return err
-}
-
-// SaveHgrm writes h as name.hgrm into dir.
-func SaveHgrm(dir, name string, h *hdrhistogram.Histogram) error {
-	f, err := os.Create(filepath.Join(dir, name+".hgrm"))
-	if err != nil {
-		return err
-	}
-	if err := WriteHgrm(f, h); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s.hgrm: %w", name, err)
-	}
-	return f.Close()
 }
 
 // Summary is one row of a percentile table, in milliseconds.

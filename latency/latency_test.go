@@ -20,8 +20,8 @@ func TestMergeIsExact(t *testing.T) {
 		for range 5000 {
 			d := time.Duration(rng.ExpFloat64()*float64(20*time.Millisecond)) + time.Duration(proc)*time.Millisecond
 			k := Key{Run: "r", Phase: Attempt, Outcome: history.Sold}
-			part.Record(k, d)
-			one.Record(k, d)
+			part.record(k, d)
+			one.record(k, d)
 		}
 		// Ship it the way workers do: encoded, then decoded.
 		enc, err := part.Encode()
@@ -88,7 +88,7 @@ func TestObservePhases(t *testing.T) {
 func TestHgrm(t *testing.T) {
 	s := NewSet()
 	for i := 1; i <= 100; i++ {
-		s.Record(Key{Run: "r", Phase: Attempt}, time.Duration(i)*time.Millisecond)
+		s.record(Key{Run: "r", Phase: Attempt}, time.Duration(i)*time.Millisecond)
 	}
 	var b strings.Builder
 	if err := WriteHgrm(&b, s.Histogram("r", Attempt)); err != nil {

@@ -28,7 +28,7 @@ func Compare(w io.Writer, a, b Summary, aName, bName string) error {
 				delta(la.P50, lb.P50), delta(la.P90, lb.P90), delta(la.P99, lb.P99), delta(la.P999, lb.P999), delta(la.Max, lb.Max))
 		}
 	}
-	fmt.Fprintf(&out, "\n**Conclusion:** %s.\n", Regressions(a, b).Conclusion())
+	fmt.Fprintf(&out, "\n**Conclusion:** %s.\n", Regressions(a, b).conclusion())
 	_, err := io.WriteString(w, out.String())
 	return err
 }

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/verify"
 )
-
-// JUnitFile is the JUnit XML report's name in a results folder.
-const JUnitFile = "junit.xml"
 
 // The JUnit XML shape CI systems read: one testsuite, one testcase per run.
 type (
@@ -55,10 +53,10 @@ type (
 	}
 )
 
-// JUnit renders a summary as JUnit XML: one test case per run, a failure
+// renderJUnit renders a summary as JUnit XML: one test case per run, a failure
 // when the run missed its expectation (the violations and their stories in
 // the body), an error when its outcome could not be determined.
-func JUnit(s Summary, name string) ([]byte, error) {
+func renderJUnit(s Summary, name string) ([]byte, error) {
 	suite := junitSuite{Name: name, Properties: []junitProperty{
 		{Name: "run_id", Value: s.RunID},
 		{Name: "seed", Value: fmt.Sprint(s.Seed)},
@@ -98,13 +96,13 @@ func JUnit(s Summary, name string) ([]byte, error) {
 	return append([]byte(xml.Header), append(out, '\n')...), nil
 }
 
-// SaveJUnit writes junit.xml into dir.
-func SaveJUnit(dir string, s Summary, name string) error {
-	b, err := JUnit(s, name)
+// saveJUnit writes junit.xml into dir, its suite called name.
+func saveJUnit(dir string, s Summary, name string) error {
+	b, err := renderJUnit(s, name)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, JUnitFile), b, 0o644)
+	return os.WriteFile(filepath.Join(dir, folder.JUnitFile), b, 0o644)
 }
 
 func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }

@@ -8,24 +8,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/latency"
-
 	"github.com/hammer-load/hammer/verify"
 )
 
-// MarkdownFile is the report's name in a results folder.
-const MarkdownFile = "report.md"
-
-// Chart is a chart of the report: its title and its PNG file name.
-type Chart struct {
-	Title string
-	File  string
-}
-
-// WriteMarkdown writes report.md: the verdict first, then how the run was
+// writeMarkdown writes report.md: the verdict first, then how the run was
 // made, the latency percentiles, the outcomes, what went wrong and the
 // charts. It reads well as a CI job summary.
-func WriteMarkdown(w io.Writer, s Summary, charts []Chart) error {
+func writeMarkdown(w io.Writer, s Summary, charts []folder.Chart) error {
 	var b strings.Builder
 	title := "hammer"
 	if s.Command != "" {
@@ -41,7 +32,7 @@ func WriteMarkdown(w io.Writer, s Summary, charts []Chart) error {
 	if len(charts) > 0 {
 		b.WriteString("## Charts\n\n")
 		for _, c := range charts {
-			fmt.Fprintf(&b, "### %s\n\n![%s](%s)\n\n", c.Title, c.Title, c.File)
+			fmt.Fprintf(&b, "### %s\n\n![%s](%s)\n\n", c.Title, c.Title, c.PNG())
 		}
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
@@ -196,7 +187,7 @@ func writeProblems(b *strings.Builder, s Summary) {
 	if d.Len() == 0 {
 		return
 	}
-	b.WriteString("## What went wrong\n\nEvery violation with its story is in `violations.txt`; the first ones:\n\n```")
+	fmt.Fprintf(b, "## What went wrong\n\nEvery violation with its story is in `%s`; the first ones:\n\n```", folder.ViolationsFile)
 	b.WriteString(d.String())
 	b.WriteString("```\n\n")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
@@ -45,7 +46,7 @@ func sample(fast bool) Summary {
 	}
 	sellout := 12.5 * slow
 	return Summary{
-		Schema: SummarySchema, RunID: "20261129-080000-abcdef", Command: "load", Seed: 42, Stack: "local",
+		Schema: summarySchema, RunID: "20261129-080000-abcdef", Command: "load", Seed: 42, Stack: "local",
 		Env: history.Env{Hammer: "v0.1.0", Revision: "0123abc", Go: "go1.26.8", Redis: "7.0.15",
 			PostgreSQL: "15.18", Fsync: "off", Cores: 2, PoolSize: 16},
 		StackNotes: []string{"local PostgreSQL runs with fsync off"},
@@ -70,8 +71,8 @@ func sample(fast bool) Summary {
 
 func TestMarkdownGolden(t *testing.T) {
 	var b strings.Builder
-	charts := []Chart{{Title: "Percentile spectrum of attempt latency", File: "latency-spectrum.png"}}
-	if err := WriteMarkdown(&b, sample(true), charts); err != nil {
+	charts := folder.Charts()[:1]
+	if err := writeMarkdown(&b, sample(true), charts); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.md.golden", b.String())

@@ -28,18 +28,6 @@ type Judgement struct {
 	Undetermined []RunChange
 }
 
-// ExitCode is the exit code of a comparison: 1 when some run got worse, 3
-// when none did but some run became undeterminable, 0 otherwise.
-func (j Judgement) ExitCode() int {
-	switch {
-	case len(j.Worse) > 0:
-		return 1
-	case len(j.Undetermined) > 0:
-		return 3
-	}
-	return 0
-}
-
 // Regressions judges folder B against folder A: a run present in both got
 // worse when B has a determined verdict that misses its expectation and A
 // did not miss it with a determined verdict too (it held, or A could not
@@ -143,8 +131,8 @@ func expectName(e scenarios.Expectation) string {
 	return string(e)
 }
 
-// Conclusion is the one-line verdict of a comparison.
-func (j Judgement) Conclusion() string {
+// conclusion is the one-line verdict of a comparison.
+func (j Judgement) conclusion() string {
 	var s string
 	if len(j.Worse) == 0 {
 		s = "no run got worse"

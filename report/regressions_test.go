@@ -13,8 +13,8 @@ func line(name string, expected scenarios.Expectation, v verify.Status, ok bool)
 	return RunSummary{Name: name, Expected: expected, Verdict: v, ExpectOK: ok}
 }
 
-// folder is a summary of the given command holding runs.
-func folder(command string, runs ...RunSummary) Summary {
+// summaryOf is a summary of the given command holding runs.
+func summaryOf(command string, runs ...RunSummary) Summary {
 	return Summary{Command: command, Runs: runs}
 }
 
@@ -40,48 +40,47 @@ func TestRegressions(t *testing.T) {
 		a, b             Summary
 		wantWorse        []string
 		wantUndetermined []string
-		wantCode         int
 		wantConclusion   string
 	}{
-		{name: "same folder", a: folder("load", controlCaught, safeValid), b: folder("load", controlCaught, safeValid),
-			wantCode: 0, wantConclusion: "no run got worse"},
-		{name: "safe run becomes invalid", a: folder("load", controlCaught, safeValid), b: folder("load", controlCaught, safeInvalid),
-			wantWorse: []string{"update-only"}, wantCode: 1,
+		{name: "same folder", a: summaryOf("load", controlCaught, safeValid), b: summaryOf("load", controlCaught, safeValid),
+			wantConclusion: "no run got worse"},
+		{name: "safe run becomes invalid", a: summaryOf("load", controlCaught, safeValid), b: summaryOf("load", controlCaught, safeInvalid),
+			wantWorse:      []string{"update-only"},
 			wantConclusion: "B is worse than A in 1 run: `update-only` (valid → invalid)"},
-		{name: "negative control loses detection", a: folder("load", controlCaught), b: folder("load", controlLost),
-			wantWorse: []string{"none"}, wantCode: 1,
+		{name: "negative control loses detection", a: summaryOf("load", controlCaught), b: summaryOf("load", controlLost),
+			wantWorse:      []string{"none"},
 			wantConclusion: "B is worse than A in 1 run: `none` (invalid → valid)"},
-		{name: "run without expectation becomes invalid", a: folder("run", bareValid), b: folder("run", bareInvalid),
-			wantWorse: []string{"plain"}, wantCode: 1,
+		{name: "run without expectation becomes invalid", a: summaryOf("run", bareValid), b: summaryOf("run", bareInvalid),
+			wantWorse:      []string{"plain"},
 			wantConclusion: "B is worse than A in 1 run: `plain` (valid → invalid)"},
-		{name: "two runs worse", a: folder("load", controlCaught, safeValid), b: folder("load", controlLost, safeInvalid),
-			wantWorse: []string{"none", "update-only"}, wantCode: 1,
+		{name: "two runs worse", a: summaryOf("load", controlCaught, safeValid), b: summaryOf("load", controlLost, safeInvalid),
+			wantWorse:      []string{"none", "update-only"},
 			wantConclusion: "B is worse than A in 2 runs: `none` (invalid → valid), `update-only` (valid → invalid)"},
-		{name: "safe run becomes unknown", a: folder("load", safeValid), b: folder("load", safeUnknown),
-			wantUndetermined: []string{"update-only"}, wantCode: 3,
-			wantConclusion: "no run got worse; 1 run could not be determined in B: `update-only` (valid → unknown)"},
-		{name: "control becomes unknown", a: folder("load", controlCaught), b: folder("load", controlUnk),
-			wantUndetermined: []string{"none"}, wantCode: 3,
-			wantConclusion: "no run got worse; 1 run could not be determined in B: `none` (invalid → unknown)"},
-		{name: "worse outranks unknown", a: folder("load", controlCaught, safeValid), b: folder("load", controlUnk, safeInvalid),
-			wantWorse: []string{"update-only"}, wantUndetermined: []string{"none"}, wantCode: 1,
+		{name: "safe run becomes unknown", a: summaryOf("load", safeValid), b: summaryOf("load", safeUnknown),
+			wantUndetermined: []string{"update-only"},
+			wantConclusion:   "no run got worse; 1 run could not be determined in B: `update-only` (valid → unknown)"},
+		{name: "control becomes unknown", a: summaryOf("load", controlCaught), b: summaryOf("load", controlUnk),
+			wantUndetermined: []string{"none"},
+			wantConclusion:   "no run got worse; 1 run could not be determined in B: `none` (invalid → unknown)"},
+		{name: "worse outranks unknown", a: summaryOf("load", controlCaught, safeValid), b: summaryOf("load", controlUnk, safeInvalid),
+			wantWorse: []string{"update-only"}, wantUndetermined: []string{"none"},
 			wantConclusion: "B is worse than A in 1 run: `update-only` (valid → invalid); 1 run could not be determined in B: `none` (invalid → unknown)"},
-		{name: "B got better", a: folder("load", controlLost, safeInvalid), b: folder("load", controlCaught, safeValid),
-			wantCode: 0, wantConclusion: "no run got worse"},
-		{name: "already failing in A is not worse", a: folder("load", safeInvalid), b: folder("load", safeInvalid),
-			wantCode: 0, wantConclusion: "no run got worse"},
-		{name: "unknown in A, caught in B", a: folder("load", safeUnknown), b: folder("load", safeInvalid),
-			wantWorse: []string{"update-only"}, wantCode: 1,
+		{name: "B got better", a: summaryOf("load", controlLost, safeInvalid), b: summaryOf("load", controlCaught, safeValid),
+			wantConclusion: "no run got worse"},
+		{name: "already failing in A is not worse", a: summaryOf("load", safeInvalid), b: summaryOf("load", safeInvalid),
+			wantConclusion: "no run got worse"},
+		{name: "unknown in A, caught in B", a: summaryOf("load", safeUnknown), b: summaryOf("load", safeInvalid),
+			wantWorse:      []string{"update-only"},
 			wantConclusion: "B is worse than A in 1 run: `update-only` (unknown → invalid)"},
-		{name: "still unknown is not judged", a: folder("load", safeUnknown), b: folder("load", safeUnknown),
-			wantCode: 0, wantConclusion: "no run got worse"},
-		{name: "runs only in one folder are not judged", a: folder("load", safeValid), b: folder("load", controlLost),
-			wantCode: 0, wantConclusion: "no run got worse"},
-		{name: "expectation dropped, same verdict", a: folder("load", controlCaught),
-			b:         folder("run", line("none", "", verify.Invalid, false)),
-			wantWorse: []string{"none"}, wantCode: 1,
+		{name: "still unknown is not judged", a: summaryOf("load", safeUnknown), b: summaryOf("load", safeUnknown),
+			wantConclusion: "no run got worse"},
+		{name: "runs only in one folder are not judged", a: summaryOf("load", safeValid), b: summaryOf("load", controlLost),
+			wantConclusion: "no run got worse"},
+		{name: "expectation dropped, same verdict", a: summaryOf("load", controlCaught),
+			b:              summaryOf("run", line("none", "", verify.Invalid, false)),
+			wantWorse:      []string{"none"},
 			wantConclusion: "B is worse than A in 1 run: `none` (invalid → invalid, expected unsafe → nothing)"},
-		{name: "empty folders", wantCode: 0, wantConclusion: "no run got worse"},
+		{name: "empty folders", wantConclusion: "no run got worse"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,10 +91,7 @@ func TestRegressions(t *testing.T) {
 			if got := runNames(j.Undetermined); !slices.Equal(got, tt.wantUndetermined) {
 				t.Errorf("undetermined = %q, want %q", got, tt.wantUndetermined)
 			}
-			if got := j.ExitCode(); got != tt.wantCode {
-				t.Errorf("exit code = %d, want %d", got, tt.wantCode)
-			}
-			if got := j.Conclusion(); got != tt.wantConclusion {
+			if got := j.conclusion(); got != tt.wantConclusion {
 				t.Errorf("conclusion = %q, want %q", got, tt.wantConclusion)
 			}
 		})
@@ -110,7 +106,7 @@ func TestConclusionCapsTheList(t *testing.T) {
 	}
 	want := "B is worse than A in 7 runs: `r1` (valid → invalid), `r2` (valid → invalid), `r3` (valid → invalid), " +
 		"`r4` (valid → invalid), `r5` (valid → invalid) and 2 more"
-	if got := Regressions(a, b).Conclusion(); got != want {
+	if got := Regressions(a, b).conclusion(); got != want {
 		t.Errorf("conclusion = %q, want %q", got, want)
 	}
 }
@@ -122,17 +118,17 @@ func TestMismatches(t *testing.T) {
 		a, b Summary
 		want []string
 	}{
-		{name: "alike", a: folder("load", run("x"), run("y")), b: folder("load", run("y"), run("x"))},
-		{name: "command unrecorded in one folder", a: folder("", run("x")), b: folder("load", run("x"))},
-		{name: "different commands", a: folder("gate", run("x")), b: folder("load", run("x")),
+		{name: "alike", a: summaryOf("load", run("x"), run("y")), b: summaryOf("load", run("y"), run("x"))},
+		{name: "command unrecorded in one folder", a: summaryOf("", run("x")), b: summaryOf("load", run("x"))},
+		{name: "different commands", a: summaryOf("gate", run("x")), b: summaryOf("load", run("x")),
 			want: []string{"A comes from hammer gate, B from hammer load: their runs may not be comparable"}},
-		{name: "run only in A", a: folder("load", run("x"), run("y")), b: folder("load", run("x")),
+		{name: "run only in A", a: summaryOf("load", run("x"), run("y")), b: summaryOf("load", run("x")),
 			want: []string{"A and B ran different matrices (only the runs both hold are judged): 1 run only in A: y"}},
-		{name: "expectation differs", a: folder("load", line("none", scenarios.Unsafe, verify.Invalid, true)),
-			b:    folder("load", line("none", "", verify.Invalid, false)),
+		{name: "expectation differs", a: summaryOf("load", line("none", scenarios.Unsafe, verify.Invalid, true)),
+			b:    summaryOf("load", line("none", "", verify.Invalid, false)),
 			want: []string{"expectations differ between A and B in 1 run (B is judged by its own): none (expected unsafe → nothing)"}},
-		{name: "runs only on each side, capped", a: folder("gate", run("x"), run("a1"), run("a2"), run("a3"), run("a4"), run("a5")),
-			b: folder("load", run("b1"), run("x")),
+		{name: "runs only on each side, capped", a: summaryOf("gate", run("x"), run("a1"), run("a2"), run("a3"), run("a4"), run("a5")),
+			b: summaryOf("load", run("b1"), run("x")),
 			want: []string{"A comes from hammer gate, B from hammer load: their runs may not be comparable",
 				"A and B ran different matrices (only the runs both hold are judged): 5 runs only in A: a1, a2, a3 and 2 more; 1 run only in B: b1"}},
 	}

@@ -1,7 +1,9 @@
-// Package report turns verified runs into what people read: the verdict
+// Package report renders verified runs into what people read: the verdict
 // table on the terminal, and in the results folder summary.json,
-// violations.txt, report.md, junit.xml, the .hgrm files and (through
-// report/chart) the charts; it also compares two runs.
+// violations.txt, report.md, junit.xml and (through report/chart) the
+// charts; it also compares two folders. It only renders: the folder's
+// layout and records come from package folder, the verdicts from package
+// verify and the exit code from the caller.
 package report
 
 import (
@@ -12,8 +14,8 @@ import (
 	"github.com/hammer-load/hammer/history"
 )
 
-// Stats are the measurements of one run, computed from its attempts.
-type Stats struct {
+// stats are the measurements of one run, computed from its attempts.
+type stats struct {
 	Contenders int
 	Outcomes   map[history.Outcome]int
 	// StartSkew is the latest minus the earliest first-attempt start across
@@ -31,9 +33,9 @@ type Stats struct {
 	Slack []time.Duration
 }
 
-// Compute measures one run.
-func Compute(run history.Run, attempts []history.Attempt) Stats {
-	s := Stats{Outcomes: map[history.Outcome]int{}}
+// measure measures one run.
+func measure(run history.Run, attempts []history.Attempt) stats {
+	s := stats{Outcomes: map[history.Outcome]int{}}
 	var soldAt []int64
 	first := map[[2]int]int64{}
 	for _, a := range attempts {

@@ -7,7 +7,7 @@ import (
 	"github.com/hammer-load/hammer/history"
 )
 
-func TestCompute(t *testing.T) {
+func TestMeasure(t *testing.T) {
 	ms := int64(time.Millisecond)
 	run := history.Run{Procs: 2, Goroutines: 2, Seats: 2, GoAt: 1000 * ms}
 	attempt := func(p, g int, invoke, dbEnd, complete int64, o history.Outcome) history.Attempt {
@@ -43,7 +43,7 @@ func TestCompute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Compute(run, tt.attempts)
+			s := measure(run, tt.attempts)
 			if s.StartSkew != tt.wantSkew || s.Elapsed != tt.wantElapsed ||
 				s.Sellout != tt.wantSellout || s.SoldOut != tt.wantSoldOut {
 				t.Errorf("got skew %s elapsed %s sellout %s/%v; want %s %s %s/%v",

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,17 +12,15 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
 
-// SummarySchema is the version of the summary.json format.
-const SummarySchema = "hammer.summary/v1"
-
-// SummaryFile is the summary's name in a results folder.
-const SummaryFile = "summary.json"
+// summarySchema is the version of the summary.json format.
+const summarySchema = "hammer.summary/v1"
 
 // Summary is summary.json: the verdict of every run of a results folder.
 type Summary struct {
@@ -105,26 +104,24 @@ func slack(ds []time.Duration) *Slack {
 	return s
 }
 
-// Build summarises the verified runs of a results folder. lat holds the
-// histograms the workers recorded; nil rebuilds them from the attempts.
-func Build(f *history.Folder, lat *latency.Set, verdicts []verify.RunVerdict) Summary {
-	if lat == nil {
-		lat = latency.FromAttempts(f.Attempts)
-	}
+// Build summarises the verified runs of a results folder: verdicts are
+// what package verify made of its runs, exitCode the code hammer exits
+// with for them, which summary.json records.
+func Build(f *folder.Folder, verdicts []verify.RunVerdict, exitCode int) Summary {
 	s := Summary{
-		Schema: SummarySchema, RunID: f.Manifest.RunID, Command: f.Manifest.Command, Seed: f.Manifest.Seed,
+		Schema: summarySchema, RunID: f.Manifest.RunID, Command: f.Manifest.Command, Seed: f.Manifest.Seed,
 		Stack: f.Manifest.Stack, Env: f.Manifest.Env, StackNotes: f.Manifest.StackNotes, Skipped: f.Manifest.Skipped,
-		ExitCode: verify.ExitCode(verdicts),
+		ExitCode: exitCode,
 	}
 	for _, rv := range verdicts {
-		s.Runs = append(s.Runs, buildRun(rv, f.ForRun(rv.Run.Name).Attempts, lat))
+		s.Runs = append(s.Runs, buildRun(rv, f.Run(rv.Run.Name).Records.Attempts, f.Latency))
 	}
 	return s
 }
 
 // buildRun summarises one verified run.
 func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set) RunSummary {
-	st := Compute(rv.Run, attempts)
+	st := measure(rv.Run, attempts)
 	rs := RunSummary{
 		Name: rv.Run.Name, Mode: rv.Run.Mode, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
 		Contenders: st.Contenders, Seats: rv.Run.Seats,
@@ -164,19 +161,23 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 	return rs
 }
 
-// Save writes summary.json and the details file into dir.
-func Save(dir string, s Summary) error {
-	if err := history.WriteJSON(filepath.Join(dir, SummaryFile), s); err != nil {
+// saveSummary writes summary.json and violations.txt into dir.
+func saveSummary(dir string, s Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", folder.SummaryFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, folder.SummaryFile), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	WriteDetails(&b, s)
-	return os.WriteFile(filepath.Join(dir, DetailsFile), b.Bytes(), 0o644)
+	var details bytes.Buffer
+	writeViolations(&details, s)
+	return os.WriteFile(filepath.Join(dir, folder.ViolationsFile), details.Bytes(), 0o644)
 }
 
 // WriteTable prints the verdict table, then what went wrong in each run:
-// at most a few lines and stories per run (summary.json and the details
-// file hold all of them).
+// at most a few lines and stories per run (summary.json and
+// violations.txt hold all of them).
 func WriteTable(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tSKEW\tEXPECTED\tVERDICT")
@@ -207,11 +208,9 @@ func WriteTable(w io.Writer, s Summary) error {
 	return nil
 }
 
-// DetailsFile is the results-folder file with every violation and its story.
-const DetailsFile = "violations.txt"
-
-// WriteDetails writes every violation of every run, each with its story.
-func WriteDetails(w io.Writer, s Summary) {
+// writeViolations writes violations.txt: every violation of every run,
+// each with its story.
+func writeViolations(w io.Writer, s Summary) {
 	for _, r := range s.Runs {
 		writeDetails(w, r, limits{lines: -1, stories: -1})
 	}
@@ -269,7 +268,7 @@ func writeDetails(w io.Writer, r RunSummary, l limits) {
 	told := map[string]bool{} // the oversell's story is often a double-sold seat's
 	for i, ln := range lines {
 		if i == l.lines {
-			fmt.Fprintf(w, "  … and %d more in summary.json and %s\n", len(lines)-i, DetailsFile)
+			fmt.Fprintf(w, "  … and %d more in %s and %s\n", len(lines)-i, folder.SummaryFile, folder.ViolationsFile)
 			break
 		}
 		fmt.Fprintf(w, "  %s\n", ln.text)

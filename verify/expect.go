@@ -78,23 +78,3 @@ func expectOversell(v Verdict) (bool, string) {
 		"detection lost: expected an oversell but sold only %d of %d — the race did not even sell out, so this run cannot see an oversell",
 		v.Sold, v.Seats)
 }
-
-// ExitCode turns a set of run verdicts into the process exit code: 0 when
-// every run holds its expectation (with no expectation: is Valid); 1 when any
-// run definitely fails (Invalid without a satisfied Unsafe expectation, or a
-// determined verdict that misses its expectation); 3 when nothing failed
-// definitely but some run is Unknown. Each run is judged afresh with Expect,
-// so ExitCode does not trust RunVerdict.ExpectOK.
-func ExitCode(rs []RunVerdict) int {
-	code := 0
-	for _, r := range rs {
-		if r.Verdict.Status == Unknown {
-			code = 3
-			continue
-		}
-		if ok, _ := Expect(r.Verdict, r.Run.Expected); !ok {
-			return 1
-		}
-	}
-	return code
-}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -72,37 +71,6 @@ func TestExpect(t *testing.T) {
 			}
 			if !strings.Contains(reason, tt.wantReason) {
 				t.Errorf("Expect(%s, %q) reason = %q, want it to contain %q", tt.v.Status, tt.e, reason, tt.wantReason)
-			}
-		})
-	}
-}
-
-func TestExitCode(t *testing.T) {
-	run := func(v Verdict, e scenarios.Expectation) RunVerdict {
-		return RunVerdict{Run: history.Run{Name: "r", Expected: e}, Verdict: v}
-	}
-	tests := []struct {
-		name string
-		rs   []RunVerdict
-		want int
-	}{
-		{name: "no runs", rs: nil, want: 0},
-		{name: "valid without expectation", rs: []RunVerdict{run(validFull(), "")}, want: 0},
-		{name: "safe and unsafe both hold", rs: []RunVerdict{run(validFull(), scenarios.Safe), run(oversoldRun(), scenarios.Unsafe)}, want: 0},
-		{name: "invalid without expectation", rs: []RunVerdict{run(oversoldRun(), "")}, want: 1},
-		{name: "invalid but expected safe", rs: []RunVerdict{run(oversoldRun(), scenarios.Safe)}, want: 1},
-		{name: "unsafe shown by a double sale", rs: []RunVerdict{run(doubleSoldRun(), scenarios.Unsafe)}, want: 0},
-		{name: "detection lost", rs: []RunVerdict{run(validFull(), scenarios.Unsafe)}, want: 1},
-		{name: "unknown", rs: []RunVerdict{run(validFull(), scenarios.Safe), run(unknownRun(), scenarios.Safe)}, want: 3},
-		{name: "unknown unsafe", rs: []RunVerdict{run(unknownRun(), scenarios.Unsafe)}, want: 3},
-		{name: "failure beats unknown", rs: []RunVerdict{run(unknownRun(), scenarios.Safe), run(oversoldRun(), scenarios.Safe)}, want: 1},
-		{name: "failure after unknown still fails", rs: []RunVerdict{run(unknownRun(), ""), run(validFull(), scenarios.Unsafe)}, want: 1},
-		{name: "stale ExpectOK is not trusted", rs: []RunVerdict{{Run: history.Run{Expected: scenarios.Safe}, Verdict: oversoldRun(), ExpectOK: true}}, want: 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ExitCode(tt.rs); got != tt.want {
-				t.Errorf("ExitCode() = %d, want %d", got, tt.want)
 			}
 		})
 	}

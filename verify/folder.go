@@ -3,6 +3,7 @@ package verify
 import (
 	"time"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 )
 
@@ -15,18 +16,17 @@ type RunVerdict struct {
 	ExpectReason string      `json:"expect_reason"`
 }
 
-// Folder verifies every run of a loaded results folder, in manifest order,
-// each with the folder's integrity problems.
-func Folder(f *history.Folder) []RunVerdict {
-	out := make([]RunVerdict, 0, len(f.Manifest.Runs))
-	for _, run := range f.Manifest.Runs {
-		in := RunInput(run, f.ForRun(run.Name))
-		// Every record file holds every run's records: a file's problem
-		// concerns each run.
-		in.Integrity = f.Integrity
+// Runs verifies the runs of a results folder, in the order given, each
+// with its records and the integrity problems of the files they were read
+// from.
+func Runs(runs []folder.Run) []RunVerdict {
+	out := make([]RunVerdict, 0, len(runs))
+	for _, run := range runs {
+		in := RunInput(run.Run, run.Records)
+		in.Integrity = run.Integrity
 		v := Check(in)
 		ok, reason := Expect(v, run.Expected)
-		out = append(out, RunVerdict{Run: run, Verdict: v, ExpectOK: ok, ExpectReason: reason})
+		out = append(out, RunVerdict{Run: run.Run, Verdict: v, ExpectOK: ok, ExpectReason: reason})
 	}
 	return out
 }

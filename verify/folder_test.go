@@ -3,6 +3,7 @@ package verify
 import (
 	"testing"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -18,10 +19,10 @@ func stamp(r *race, run string) ([]history.Attempt, []history.Sale) {
 	return r.attempts, r.sales
 }
 
-func TestFolder(t *testing.T) {
+func TestRuns(t *testing.T) {
 	noneAttempts, noneSales := stamp(oversold(), "none")
 	safeAttempts, safeSales := stamp(new(race).sold(1, 10).refused(5, history.SoldOut), "update-only")
-	f := &history.Folder{
+	f := history.Folder{
 		Manifest: history.Manifest{
 			Schema: history.ManifestSchema,
 			Runs: []history.Run{
@@ -39,7 +40,7 @@ func TestFolder(t *testing.T) {
 			},
 		},
 	}
-	got := Folder(f)
+	got := Runs(folder.New(f, nil).Runs())
 	want := []struct {
 		run      string
 		status   Status
@@ -51,19 +52,16 @@ func TestFolder(t *testing.T) {
 		{run: "update-only", status: Valid, sold: 10, oversold: 0, expectOK: true},
 	}
 	if len(got) != len(want) {
-		t.Fatalf("Folder() returned %d runs, want %d", len(got), len(want))
+		t.Fatalf("Runs() returned %d runs, want %d", len(got), len(want))
 	}
 	for i, w := range want {
 		g := got[i]
 		if g.Run.Name != w.run || g.Verdict.Status != w.status || g.Verdict.Sold != w.sold ||
 			g.Verdict.Oversold != w.oversold || g.ExpectOK != w.expectOK {
-			t.Errorf("Folder()[%d] = %s %s sold %d oversold %d ok %v (%s), want %s %s sold %d oversold %d ok %v",
+			t.Errorf("Runs()[%d] = %s %s sold %d oversold %d ok %v (%s), want %s %s sold %d oversold %d ok %v",
 				i, g.Run.Name, g.Verdict.Status, g.Verdict.Sold, g.Verdict.Oversold, g.ExpectOK, g.ExpectReason,
 				w.run, w.status, w.sold, w.oversold, w.expectOK)
 		}
-	}
-	if code := ExitCode(got); code != 0 {
-		t.Errorf("ExitCode(Folder()) = %d, want 0", code)
 	}
 }
 

@@ -1,7 +1,13 @@
 package verify
 
 import (
+	"bytes"
+	"encoding/json"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
 
 	"github.com/hammer-load/hammer/history"
 )
@@ -102,5 +108,44 @@ func paused(id string, fromMs, toMs int64) func(*Input) {
 		in.Fault = "pause"
 		in.Faults = append(in.Faults, history.FaultEvent{Fault: "pause", RequestID: id,
 			Start: fromMs * 1_000_000, End: toMs * 1_000_000, Detail: "paused"})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// oversold is the classic result of mode none: 103 contenders were told they
+// got a seat, seat 7 went three times and seat 42 twice, and the counter
+// reached 0 while the ledger kept growing.
+func oversold() *race {
+	r := new(race).sold(1, 100).refused(200, history.SoldOut)
+	for _, seat := range []int{7, 7, 42} {
+		id := reqID(len(r.attempts))
+		r.attempt(id, history.Sold, seat).row(id, seat)
+	}
+	return r
+}
+
+// golden compares v, as indented JSON, with testdata/<name>.golden, or
+// rewrites the file when -update is set.
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatalf("write golden: %v", err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update to accept):\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 )
 
@@ -113,7 +114,7 @@ func (x *index) gaps() []string {
 // reason it is incomplete, every worker's attempts counted, and
 // history.jsonl checked against its digest and found intact.
 func (x *index) complete() bool {
-	return len(x.in.Incomplete) == 0 && len(x.miscounted) == 0 && !x.inDoubt(history.HistoryFile)
+	return len(x.in.Incomplete) == 0 && len(x.miscounted) == 0 && !x.inDoubt(folder.HistoryFile)
 }
 
 // count returns how many attempts ended with outcome o.

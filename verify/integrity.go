@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/folder"
 )
 
 // restsOn names the record files a check reads: a violation it finds
@@ -14,25 +14,25 @@ import (
 func restsOn(check string) []string {
 	switch check {
 	case CheckOversell, CheckDoubleSold:
-		return []string{history.LedgerFile}
+		return []string{folder.LedgerFile}
 	case CheckConservation:
-		return []string{history.LedgerFile, history.SectorsFile}
+		return []string{folder.LedgerFile, folder.SectorsFile}
 	case CheckMutualExclusion:
 		// Whether an injected fault caused an overlap is read from the
 		// fault events.
-		return []string{history.HistoryFile, history.FaultsFile}
+		return []string{folder.HistoryFile, folder.FaultsFile}
 	case CheckUnexpectedError:
-		return []string{history.HistoryFile}
+		return []string{folder.HistoryFile}
 	}
 	// missing-sale, phantom-sale, duplicate-request and stuck-lock compare
 	// the attempts with the sale rows.
-	return []string{history.HistoryFile, history.LedgerFile}
+	return []string{folder.HistoryFile, folder.LedgerFile}
 }
 
 // changed reports whether the named record file is known to have changed
 // after the run.
 func (x *index) changed(file string) bool {
-	return slices.ContainsFunc(x.in.Integrity, func(p history.Problem) bool {
+	return slices.ContainsFunc(x.in.Integrity, func(p folder.Problem) bool {
 		return p.Changed && p.Concerns(file)
 	})
 }
@@ -40,7 +40,7 @@ func (x *index) changed(file string) bool {
 // inDoubt reports whether the named record file changed after the run or
 // could not be checked.
 func (x *index) inDoubt(file string) bool {
-	return slices.ContainsFunc(x.in.Integrity, func(p history.Problem) bool { return p.Concerns(file) })
+	return slices.ContainsFunc(x.in.Integrity, func(p folder.Problem) bool { return p.Concerns(file) })
 }
 
 // standing splits violations into those whose record files are intact (or
@@ -81,7 +81,7 @@ func miscounted(in Input) []string {
 		if made > 0 {
 			n = fmt.Sprint(made)
 		}
-		return fmt.Sprintf("%s holds %s of %s for worker %d, the race made %s", history.HistoryFile,
+		return fmt.Sprintf("%s holds %s of %s for worker %d, the race made %s", folder.HistoryFile,
 			plural(got[p], "attempt", "attempts"), runName(in.Run), p, n)
 	}
 	var out []string

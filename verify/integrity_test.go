@@ -1,12 +1,14 @@
 package verify
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -14,8 +16,8 @@ import (
 // twoRuns is a folder of two runs of two workers each: none (3 seats, 8
 // contenders all told they got a seat: an oversell, as expected) and then
 // update-only (10 seats, 20 contenders, the last 10 sold out).
-func twoRuns() *history.Folder {
-	f := &history.Folder{Manifest: history.Manifest{Schema: history.ManifestSchema, Runs: []history.Run{
+func twoRuns() history.Folder {
+	f := history.Folder{Manifest: history.Manifest{Schema: history.ManifestSchema, Runs: []history.Run{
 		{Name: "none", Mode: "none", Procs: 2, Seats: 3, Expected: scenarios.Unsafe, RequestsPerWorker: []int{4, 4}},
 		{Name: "update-only", Mode: "update-only", Procs: 2, Seats: 10, Expected: scenarios.Safe, RequestsPerWorker: []int{10, 10}},
 	}}}
@@ -48,6 +50,23 @@ func rewrite(t *testing.T, dir, name string, change func(string) string) {
 	}
 }
 
+// editManifest changes the manifest of dir through edit.
+func editManifest(t *testing.T, dir string, edit func(*history.Manifest)) {
+	t.Helper()
+	rewrite(t, dir, folder.ManifestFile, func(s string) string {
+		var m history.Manifest
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(&m)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	})
+}
+
 // withoutLines drops the lines of a JSONL text for which drop is true.
 func withoutLines(s string, drop func(i int, line string) bool) string {
 	var b strings.Builder
@@ -71,46 +90,42 @@ type runWant struct {
 
 func TestFolderIntegrity(t *testing.T) {
 	tests := []struct {
-		name     string
-		tamper   func(t *testing.T, dir string)
-		none     runWant
-		safe     runWant
-		wantCode int
+		name   string
+		tamper func(t *testing.T, dir string)
+		none   runWant
+		safe   runWant
 	}{
 		{
-			name:     "intact",
-			tamper:   func(*testing.T, string) {},
-			none:     runWant{status: Invalid},
-			safe:     runWant{status: Valid},
-			wantCode: 0,
+			name:   "intact",
+			tamper: func(*testing.T, string) {},
+			none:   runWant{status: Invalid},
+			safe:   runWant{status: Valid},
 		},
 		{
 			name: "history lost its last lines at a line boundary",
 			tamper: func(t *testing.T, dir string) {
-				rewrite(t, dir, history.HistoryFile, func(s string) string {
+				rewrite(t, dir, folder.HistoryFile, func(s string) string {
 					return withoutLines(s, func(i int, _ string) bool { return i >= 25 })
 				})
 			},
 			// The oversell stands on the intact ledger alone.
-			none:     runWant{status: Invalid, reason: "history.jsonl holds 25 records but manifest.json recorded 28"},
-			safe:     runWant{status: Unknown, reason: "history.jsonl holds 9 attempts of update-only for worker 0, the race made 10"},
-			wantCode: 3,
+			none: runWant{status: Invalid, reason: "history.jsonl holds 25 records but manifest.json recorded 28"},
+			safe: runWant{status: Unknown, reason: "history.jsonl holds 9 attempts of update-only for worker 0, the race made 10"},
 		},
 		{
 			name: "sold_out lines deleted",
 			tamper: func(t *testing.T, dir string) {
-				rewrite(t, dir, history.HistoryFile, func(s string) string {
+				rewrite(t, dir, folder.HistoryFile, func(s string) string {
 					return withoutLines(s, func(_ int, l string) bool { return strings.Contains(l, `"outcome":"sold_out"`) })
 				})
 			},
-			none:     runWant{status: Invalid, reason: "history.jsonl holds 18 records but manifest.json recorded 28"},
-			safe:     runWant{status: Unknown, reason: "history.jsonl holds 5 attempts of update-only for worker 1, the race made 10"},
-			wantCode: 3,
+			none: runWant{status: Invalid, reason: "history.jsonl holds 18 records but manifest.json recorded 28"},
+			safe: runWant{status: Unknown, reason: "history.jsonl holds 5 attempts of update-only for worker 1, the race made 10"},
 		},
 		{
 			name: "ledger row appended",
 			tamper: func(t *testing.T, dir string) {
-				rewrite(t, dir, history.LedgerFile, func(s string) string {
+				rewrite(t, dir, folder.LedgerFile, func(s string) string {
 					return s + `{"run":"update-only","sector":1,"seat":11,"request_id":"ghost","worker":"w","started_ns":0,"sold_ns":0}` + "\n"
 				})
 			},
@@ -118,45 +133,35 @@ func TestFolderIntegrity(t *testing.T) {
 			none: runWant{status: Unknown, reason: "ledger.jsonl holds 19 records but manifest.json recorded 18"},
 			safe: runWant{status: Unknown, reason: "ledger.jsonl holds 19 records but manifest.json recorded 18",
 				note: "not counted, as ledger.jsonl changed after the run: oversell: sold 11 of 10 seats"},
-			wantCode: 3,
 		},
 		{
 			name: "without digests",
 			tamper: func(t *testing.T, dir string) {
-				var m history.Manifest
-				if err := history.ReadJSON(filepath.Join(dir, history.ManifestFile), &m); err != nil {
-					t.Fatal(err)
-				}
-				m.Files = nil
-				for i := range m.Runs {
-					m.Runs[i].RequestsPerWorker = nil
-				}
-				if err := history.WriteJSON(filepath.Join(dir, history.ManifestFile), m); err != nil {
-					t.Fatal(err)
-				}
+				editManifest(t, dir, func(m *history.Manifest) {
+					m.Files = nil
+					for i := range m.Runs {
+						m.Runs[i].RequestsPerWorker = nil
+					}
+				})
 			},
-			none:     runWant{status: Invalid, reason: "manifest.json records no digests for the record files"},
-			safe:     runWant{status: Unknown, reason: "manifest.json records no digests for the record files"},
-			wantCode: 3,
+			none: runWant{status: Invalid, reason: "manifest.json records no digests for the record files"},
+			safe: runWant{status: Unknown, reason: "manifest.json records no digests for the record files"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := twoRuns().Save(dir); err != nil {
+			if err := folder.New(twoRuns(), nil).Save(dir); err != nil {
 				t.Fatal(err)
 			}
 			tt.tamper(t, dir)
-			f, err := history.Load(dir)
+			f, err := folder.Load(dir)
 			if err != nil {
 				t.Fatalf("Load: %v, want the folder read with its problems", err)
 			}
-			got := Folder(f)
+			got := Runs(f.Runs())
 			for i, w := range []runWant{tt.none, tt.safe} {
 				checkRun(t, got[i], w)
-			}
-			if code := ExitCode(got); code != tt.wantCode {
-				t.Errorf("ExitCode = %d, want %d", code, tt.wantCode)
 			}
 		})
 	}
@@ -193,10 +198,10 @@ func onProcs(in Input, n int) Input {
 }
 
 func TestCheckIntegrity(t *testing.T) {
-	historyCut := history.Problem{File: history.HistoryFile, Changed: true, Detail: "history.jsonl holds 7 records but manifest.json recorded 9"}
-	ledgerEdited := history.Problem{File: history.LedgerFile, Changed: true,
+	historyCut := folder.Problem{File: folder.HistoryFile, Changed: true, Detail: "history.jsonl holds 7 records but manifest.json recorded 9"}
+	ledgerEdited := folder.Problem{File: folder.LedgerFile, Changed: true,
 		Detail: "ledger.jsonl does not match the SHA-256 manifest.json recorded for it (changed after the run)"}
-	unchecked := history.Problem{Detail: "manifest.json records no digests for the record files (written before hammer recorded them), so the folder cannot be checked"}
+	unchecked := folder.Problem{Detail: "manifest.json records no digests for the record files (written before hammer recorded them), so the folder cannot be checked"}
 	tests := []struct {
 		name       string
 		in         Input
@@ -224,14 +229,14 @@ func TestCheckIntegrity(t *testing.T) {
 		},
 		{
 			name:       "an oversell on an edited ledger proves nothing",
-			in:         oversold().input(100, 100, 0).with(func(in *Input) { in.Integrity = []history.Problem{ledgerEdited} }),
+			in:         oversold().input(100, 100, 0).with(func(in *Input) { in.Integrity = []folder.Problem{ledgerEdited} }),
 			wantStatus: Unknown,
 			want:       ledgerEdited.Detail,
 			note:       "not counted, as ledger.jsonl changed after the run: oversell: sold 103 of 100 seats",
 		},
 		{
 			name:       "an oversell on an intact ledger stands when the history was cut",
-			in:         oversold().input(100, 100, 0).with(func(in *Input) { in.Integrity = []history.Problem{historyCut} }),
+			in:         oversold().input(100, 100, 0).with(func(in *Input) { in.Integrity = []folder.Problem{historyCut} }),
 			wantStatus: Invalid,
 			want:       historyCut.Detail,
 		},
@@ -239,7 +244,7 @@ func TestCheckIntegrity(t *testing.T) {
 			name: "overlapping lock holders in a cut history prove nothing",
 			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 160, 165, 2).input(2, 2, 0).
 				with(func(in *Input) {
-					in.Mode, in.LockTTL, in.Integrity = "lock-only", 150_000_000, []history.Problem{historyCut}
+					in.Mode, in.LockTTL, in.Integrity = "lock-only", 150_000_000, []folder.Problem{historyCut}
 				}).with(paused("p0-g1-a0", 11, 390)),
 			wantStatus: Unknown,
 			want:       historyCut.Detail,
@@ -247,19 +252,19 @@ func TestCheckIntegrity(t *testing.T) {
 		},
 		{
 			name:       "a cut history makes a ledger row without an attempt a note",
-			in:         new(race).sold(1, 2).row("gone", 3).input(3, 3, 0).with(func(in *Input) { in.Integrity = []history.Problem{historyCut} }),
+			in:         new(race).sold(1, 2).row("gone", 3).input(3, 3, 0).with(func(in *Input) { in.Integrity = []folder.Problem{historyCut} }),
 			wantStatus: Unknown,
 			want:       historyCut.Detail,
 		},
 		{
 			name:       "an oversell stands on files that could not be checked",
-			in:         oversold().input(100, 100, 0).with(func(in *Input) { in.Integrity = []history.Problem{unchecked} }),
+			in:         oversold().input(100, 100, 0).with(func(in *Input) { in.Integrity = []folder.Problem{unchecked} }),
 			wantStatus: Invalid,
 			want:       unchecked.Detail,
 		},
 		{
 			name:       "a clean run on files that could not be checked is unknown",
-			in:         new(race).sold(1, 3).input(3, 3, 0).with(func(in *Input) { in.Integrity = []history.Problem{unchecked} }),
+			in:         new(race).sold(1, 3).input(3, 3, 0).with(func(in *Input) { in.Integrity = []folder.Problem{unchecked} }),
 			wantStatus: Unknown,
 			want:       unchecked.Detail,
 		},

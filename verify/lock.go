@@ -14,8 +14,8 @@ import (
 // rest are counted in one more violation.
 const maxOverlapViolations = 20
 
-// Overlap is a pair of lock holders whose critical sections overlapped.
-type Overlap struct {
+// pair is two lock holders whose critical sections overlapped.
+type pair struct {
 	First, Second history.Attempt
 	From, To      int64 // Unix ns
 }
@@ -31,9 +31,9 @@ func criticalSection(a history.Attempt) (from, to int64, ok bool) {
 	return a.LockAcquired, a.DBEnd, true
 }
 
-// Overlaps finds every pair of lock holders whose critical sections
-// overlapped, in order of when the overlap began.
-func Overlaps(attempts []history.Attempt) []Overlap {
+// overlappingPairs finds every pair of lock holders whose critical
+// sections overlapped, in order of when the overlap began.
+func overlappingPairs(attempts []history.Attempt) []pair {
 	var holders []history.Attempt
 	for _, a := range attempts {
 		if _, _, ok := criticalSection(a); ok {
@@ -41,17 +41,17 @@ func Overlaps(attempts []history.Attempt) []Overlap {
 		}
 	}
 	slices.SortFunc(holders, func(a, b history.Attempt) int { return cmp.Compare(a.LockAcquired, b.LockAcquired) })
-	var out []Overlap
+	var out []pair
 	var active []history.Attempt
 	for _, h := range holders {
 		from, to, _ := criticalSection(h)
 		active = slices.DeleteFunc(active, func(a history.Attempt) bool { return a.DBEnd <= from })
 		for _, a := range active {
-			out = append(out, Overlap{First: a, Second: h, From: from, To: min(a.DBEnd, to)})
+			out = append(out, pair{First: a, Second: h, From: from, To: min(a.DBEnd, to)})
 		}
 		active = append(active, h)
 	}
-	slices.SortStableFunc(out, func(a, b Overlap) int { return cmp.Compare(a.From, b.From) })
+	slices.SortStableFunc(out, func(a, b pair) int { return cmp.Compare(a.From, b.From) })
 	return out
 }
 
@@ -64,10 +64,10 @@ func (x *index) mutualExclusion() []Violation {
 	if x.in.Mode != scenarios.LockOnly {
 		return nil
 	}
-	var overlaps []Overlap
+	var overlaps []pair
 	for _, o := range x.overlaps {
 		if !o.cause.world() {
-			overlaps = append(overlaps, o.Overlap)
+			overlaps = append(overlaps, o.pair)
 		}
 	}
 	var out []Violation

@@ -132,7 +132,7 @@ func (x *index) staleWriter(a history.Attempt) (history.Attempt, bool) {
 }
 
 // overlapStory tells how two holders came to hold the lock at once.
-func (x *index) overlapStory(o Overlap) []string {
+func (x *index) overlapStory(o pair) []string {
 	events := append(x.attemptEvents(o.First), x.attemptEvents(o.Second)...)
 	events = append(events, x.faultEvents(o.First.RequestID, o.Second.RequestID)...)
 	return x.tell(events, fmt.Sprintf("%s and %s were both in their critical sections from +%s to +%s",

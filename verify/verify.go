@@ -1,9 +1,10 @@
 // Package verify decides whether a race oversold. It is a pure function from
 // what a run left behind (the attempts, the sale rows read back from the
-// ledger and the final sector row) to a Verdict, plus the helpers that judge a
-// verdict against a run's expectation and turn a set of verdicts into an exit
-// code. The ledger is the oracle: rows are counted, the available counter is
-// only cross-checked against them.
+// ledger and the final sector row) to a Verdict, plus the helper that judges a
+// verdict against a run's expectation. It reads the runs of a results folder
+// from their views (package folder) and does no I/O. The ledger is the
+// oracle: rows are counted, the available counter is only cross-checked
+// against them.
 package verify
 
 import (
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -103,9 +105,9 @@ type Input struct {
 	// skips the count (a run that never raced, or an older folder).
 	RequestsPerWorker []int
 	// Integrity lists what does not add up between the results folder's
-	// record files and its manifest (history.Folder.Integrity): a file cut
+	// record files and its manifest (folder.Run.Integrity): a file cut
 	// short or changed after the run, or one that cannot be checked.
-	Integrity []history.Problem
+	Integrity []folder.Problem
 }
 
 // Verdict is the result of verifying one run.

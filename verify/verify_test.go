@@ -3,27 +3,10 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/hammer-load/hammer/history"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// oversold is the classic result of mode none: 103 contenders were told they
-// got a seat, seat 7 went three times and seat 42 twice, and the counter
-// reached 0 while the ledger kept growing.
-func oversold() *race {
-	r := new(race).sold(1, 100).refused(200, history.SoldOut)
-	for _, seat := range []int{7, 7, 42} {
-		id := reqID(len(r.attempts))
-		r.attempt(id, history.Sold, seat).row(id, seat)
-	}
-	return r
-}
 
 func TestCheck(t *testing.T) {
 	tests := []struct {
@@ -394,31 +377,6 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// golden compares v, as indented JSON, with testdata/<name>.golden, or
-// rewrites the file when -update is set.
-func golden(t *testing.T, name string, v any) {
-	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatalf("write golden: %v", err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to accept):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
-
 func TestCheckIsDeterministic(t *testing.T) {
 	in := incomplete(oversold().row("ghost", 3).input(100, 100, 0), "worker 1 died")
 	want, err := json.Marshal(Check(in))
@@ -433,48 +391,5 @@ func TestCheckIsDeterministic(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("run %d: Check() = %s, want %s", i, got, want)
 		}
-	}
-}
-
-func TestCapList(t *testing.T) {
-	tests := []struct {
-		name  string
-		items []string
-		want  string
-	}{
-		{name: "empty", items: nil, want: ""},
-		{name: "one", items: []string{"a"}, want: "a"},
-		{name: "exactly the cap", items: []string{"a", "b", "c", "d", "e"}, want: "a, b, c, d, e"},
-		{name: "one over the cap", items: []string{"a", "b", "c", "d", "e", "f"}, want: "a, b, c, d, e and 1 more"},
-		{name: "many over the cap", items: []string{"a", "b", "c", "d", "e", "f", "g", "h"}, want: "a, b, c, d, e and 3 more"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := capList(tt.items); got != tt.want {
-				t.Errorf("capList(%q) = %q, want %q", tt.items, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestCompareIDs(t *testing.T) {
-	tests := []struct {
-		name string
-		a, b string
-		want int
-	}{
-		{name: "numbers compare as numbers", a: "p0-g2", b: "p0-g10", want: -1},
-		{name: "process before goroutine", a: "p1-g0", b: "p0-g99", want: 1},
-		{name: "equal", a: "p3-g7", b: "p3-g7", want: 0},
-		{name: "leading zeros break ties by bytes", a: "p01", b: "p1", want: -1},
-		{name: "prefix first", a: "p1", b: "p1-g0", want: -1},
-		{name: "letters", a: "ghost", b: "late", want: -1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := compareIDs(tt.a, tt.b); got != tt.want {
-				t.Errorf("compareIDs(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-			}
-		})
 	}
 }

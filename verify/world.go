@@ -33,23 +33,23 @@ func (c cause) world() bool { return c == byStall || c == byOutage }
 
 // overlap is a pair of holders whose critical sections overlapped, and why.
 type overlap struct {
-	Overlap
+	pair
 	cause cause
 }
 
 // classify finds every overlap of the run with its cause.
 func (x *index) classify() []overlap {
-	found := Overlaps(x.in.Attempts)
+	found := overlappingPairs(x.in.Attempts)
 	out := make([]overlap, len(found))
 	for i, o := range found {
-		out[i] = overlap{Overlap: o, cause: x.causeOf(o)}
+		out[i] = overlap{pair: o, cause: x.causeOf(o)}
 	}
 	return out
 }
 
 // causeOf says why the second holder of o could take the lock the first
 // still used.
-func (x *index) causeOf(o Overlap) cause {
+func (x *index) causeOf(o pair) cause {
 	a, b := o.First, o.Second
 	switch {
 	case x.injectedOn(a):

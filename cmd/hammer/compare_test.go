@@ -1,13 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/report"
 )
 
 // TestCompareExitCodes compares saved folders, edited so that runs get
@@ -16,30 +19,30 @@ import (
 // records, so the edits are to the records.
 func TestCompareExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	folder := func(name, from string, edit func(dir string)) string {
+	saved := func(name, from string, edit func(dir string)) string {
 		d := filepath.Join(dir, name)
 		copyDir(t, filepath.Join("testdata", from), d)
 		edit(d)
 		reseal(t, d)
 		return d
 	}
-	a := folder("a", "load-small", func(d string) { setCommand(t, d, "load") })
-	oversold := folder("oversold", "load-small", func(d string) {
+	a := saved("a", "load-small", func(d string) { setCommand(t, d, "load") })
+	oversold := saved("oversold", "load-small", func(d string) {
 		setCommand(t, d, "load")
 		// A second sale of seat 1 in lock-only, to an attempt told sold_out.
-		appendLine(t, filepath.Join(d, history.LedgerFile), `{"run":"lock-only","sector":1,"seat":1,"request_id":"p0-g0-a0",`+
+		appendLine(t, filepath.Join(d, folder.LedgerFile), `{"run":"lock-only","sector":1,"seat":1,"request_id":"p0-g0-a0",`+
 			`"worker":"p0-g0","started_ns":1795937026534627000,"sold_ns":1795937026547000000}`)
 	})
-	unread := folder("unread", "load-small", func(d string) {
+	unread := saved("unread", "load-small", func(d string) {
 		setCommand(t, d, "load")
 		// Without its sector row lock-only cannot be verified.
-		keepLines(t, filepath.Join(d, history.SectorsFile), func(l string) bool { return !strings.Contains(l, `"run":"lock-only"`) })
+		keepLines(t, filepath.Join(d, folder.SectorsFile), func(l string) bool { return !strings.Contains(l, `"run":"lock-only"`) })
 	})
-	missing := folder("missing", "load-small", func(d string) {
+	missing := saved("missing", "load-small", func(d string) {
 		setCommand(t, d, "load")
 		dropRun(t, d, "update-only")
 	})
-	noneOnly := folder("none-only", "none-only", func(d string) { setCommand(t, d, "run") })
+	noneOnly := saved("none-only", "none-only", func(d string) { setCommand(t, d, "run") })
 
 	tests := []struct {
 		name         string
@@ -101,7 +104,7 @@ func TestCompareExitCodes(t *testing.T) {
 // for what another race would have recorded, not for tampering.
 func reseal(t *testing.T, dir string) {
 	t.Helper()
-	f, err := history.Load(dir)
+	f, err := folder.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,20 +125,27 @@ func dropRun(t *testing.T, dir, run string) {
 	editManifest(t, dir, func(m *history.Manifest) {
 		m.Runs = slices.DeleteFunc(m.Runs, func(r history.Run) bool { return r.Name == run })
 	})
-	for _, f := range []string{history.HistoryFile, history.LedgerFile, history.SectorsFile, history.FaultsFile} {
+	for _, f := range []string{folder.HistoryFile, folder.LedgerFile, folder.SectorsFile, folder.FaultsFile} {
 		keepLines(t, filepath.Join(dir, f), func(l string) bool { return !strings.Contains(l, `"run":"`+run+`"`) })
 	}
 }
 
 func editManifest(t *testing.T, dir string, edit func(*history.Manifest)) {
 	t.Helper()
-	path := filepath.Join(dir, history.ManifestFile)
+	path := filepath.Join(dir, folder.ManifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var m history.Manifest
-	if err := history.ReadJSON(path, &m); err != nil {
+	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
 	edit(&m)
-	if err := history.WriteJSON(path, m); err != nil {
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -169,5 +179,26 @@ func appendLine(t *testing.T, path, line string) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestCompareExitCode(t *testing.T) {
+	changed := []report.RunChange{{}}
+	tests := []struct {
+		name string
+		j    report.Judgement
+		want int
+	}{
+		{name: "no run got worse", j: report.Judgement{}, want: exitOK},
+		{name: "a run got worse", j: report.Judgement{Worse: changed}, want: exitFail},
+		{name: "a run cannot be told", j: report.Judgement{Undetermined: changed}, want: exitInfra},
+		{name: "worse outranks cannot tell", j: report.Judgement{Worse: changed, Undetermined: changed}, want: exitFail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compareExitCode(tt.j); got != tt.want {
+				t.Errorf("compareExitCode() = %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

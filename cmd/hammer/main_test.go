@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/report"
 )
@@ -47,7 +48,7 @@ func stackArgs(t *testing.T) []string {
 
 func readSummary(t *testing.T, dir string) report.Summary {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, report.SummaryFile))
+	b, err := os.ReadFile(filepath.Join(dir, folder.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/stack"
@@ -120,13 +121,14 @@ func plan(f *raceFlags, scns []scenarios.Scenario) []driver.Options {
 // finish saves the raw records, verifies them, writes everything derived
 // from them (summary.json, the report, the charts and, for the gate,
 // junit.xml), prints the verdict table and returns the exit code.
-func finish(dir string, folder *history.Folder, lat *latency.Set, outputs report.Outputs, io stdio) int {
-	if err := folder.Save(dir); err != nil {
+func finish(dir string, raw *history.Folder, lat *latency.Set, outputs report.Outputs, io stdio) int {
+	f := folder.New(*raw, lat)
+	if err := f.Save(dir); err != nil {
 		fmt.Fprintf(io.err, "hammer: save results: %v\n", err)
 		return exitInfra
 	}
-	summary, err := report.WriteFolder(dir, folder, lat, outputs)
-	if err != nil {
+	summary := judge(f)
+	if err := writeReport(dir, f, summary, outputs); err != nil {
 		fmt.Fprintf(io.err, "hammer: write report: %v\n", err)
 		return exitInfra
 	}
@@ -134,7 +136,7 @@ func finish(dir string, folder *history.Folder, lat *latency.Set, outputs report
 		fmt.Fprintf(io.err, "hammer: print the verdict table: %v\n", err)
 		return exitInfra
 	}
-	fmt.Fprintf(io.out, "\nresults: %s (report.md)\n", dir)
+	fmt.Fprintf(io.out, "\nresults: %s (%s)\n", dir, folder.ReportFile)
 	if outputs.NoCharts {
 		fmt.Fprintf(io.out, "interrupted: no charts drawn; hammer report %s draws them\n", dir)
 	}

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 
-	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/latency"
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/report"
-	"github.com/hammer-load/hammer/verify"
 )
 
 // reportCmd is `hammer report DIR` (rebuild summary, charts and report.md
@@ -31,35 +27,45 @@ func reportCmd(args []string, io stdio) int {
 		return usageError(io, "report", "want exactly one results folder, got %d arguments", fs.NArg())
 	}
 	dir := fs.Arg(0)
-	folder, lat, err := loadFolder(dir)
+	f, err := folder.Load(dir)
 	if err != nil {
 		return usageError(io, "report", "%v", err)
 	}
 	junit := ""
-	if folder.Manifest.Command == "gate" {
+	if f.Manifest.Command == "gate" {
 		junit = "hammer gate"
 	}
-	summary, err := report.WriteFolder(dir, folder, lat, report.Outputs{JUnit: junit})
-	if err != nil {
+	summary := judge(f)
+	if err := writeReport(dir, f, summary, report.Outputs{JUnit: junit}); err != nil {
 		fmt.Fprintf(io.err, "hammer: report: %v\n", err)
 		return exitInfra
 	}
-	fmt.Fprintf(io.out, "rebuilt %s, %s and the charts in %s\n", report.MarkdownFile, report.SummaryFile, dir)
+	fmt.Fprintf(io.out, "rebuilt %s, %s and the charts in %s\n", folder.ReportFile, folder.SummaryFile, dir)
 	return summary.ExitCode
 }
 
+// writeReport writes everything derived from a verified results folder
+// into dir: its histograms (histograms.json and the .hgrm files), then
+// what report renders from summary (summary.json, violations.txt, the
+// charts, report.md and, as o says, junit.xml).
+func writeReport(dir string, f *folder.Folder, summary report.Summary, o report.Outputs) error {
+	if err := f.SaveHistograms(dir); err != nil {
+		return err
+	}
+	return report.Write(dir, f, summary, o)
+}
+
 // compareFolders prints how folder b differs from folder a, warns when
-// the two are not alike (another command, another matrix), and exits 1
-// when some run got worse, 3 when none did but some run can no longer be
-// determined in b, 0 otherwise (see report.Regressions).
+// the two are not alike (another command, another matrix), and exits as
+// compareExitCode says.
 func compareFolders(a, b string, io stdio) int {
 	var sums [2]report.Summary
 	for i, dir := range []string{a, b} {
-		folder, lat, err := loadFolder(dir)
+		f, err := folder.Load(dir)
 		if err != nil {
 			return usageError(io, "report", "--compare: %v", err)
 		}
-		sums[i] = report.Build(folder, lat, verify.Folder(folder))
+		sums[i] = judge(f)
 	}
 	for _, w := range report.Mismatches(sums[0], sums[1]) {
 		fmt.Fprintf(io.err, "hammer: warning: %s\n", w)
@@ -68,22 +74,19 @@ func compareFolders(a, b string, io stdio) int {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
-	return report.Regressions(sums[0], sums[1]).ExitCode()
+	return compareExitCode(report.Regressions(sums[0], sums[1]))
 }
 
-// loadFolder reads a results folder and its histograms (nil when the folder
-// has none: they are rebuilt from the attempts).
-func loadFolder(dir string) (*history.Folder, *latency.Set, error) {
-	folder, err := history.Load(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	lat, err := latency.Load(dir)
+// compareExitCode is the exit code of a comparison (see
+// report.Regressions): exitFail when some run got worse, exitInfra when
+// none did but some run can no longer be determined in B, exitOK
+// otherwise.
+func compareExitCode(j report.Judgement) int {
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return folder, nil, nil // an older folder: rebuilt from the attempts
-	case err != nil:
-		return nil, nil, err
+	case len(j.Worse) > 0:
+		return exitFail
+	case len(j.Undetermined) > 0:
+		return exitInfra
 	}
-	return folder, lat, nil
+	return exitOK
 }

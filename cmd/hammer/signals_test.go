@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/folder"
 )
 
 // startHammer starts this test binary as the hammer command with args, in
@@ -114,7 +114,7 @@ func TestStopSignals(t *testing.T) {
 					t.Errorf("worker %d outlived hammer", w)
 				}
 			}
-			f, err := history.Load(out)
+			f, err := folder.Load(out)
 			if err != nil {
 				t.Fatalf("the interrupted run left no readable folder: %v", err)
 			}

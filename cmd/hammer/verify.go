@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/report"
 	"github.com/hammer-load/hammer/verify"
 )
@@ -18,14 +19,42 @@ func verifyCmd(args []string, io stdio) int {
 	if fs.NArg() != 1 {
 		return usageError(io, "verify", "want exactly one results folder, got %d arguments", fs.NArg())
 	}
-	folder, lat, err := loadFolder(fs.Arg(0))
+	f, err := folder.Load(fs.Arg(0))
 	if err != nil {
 		return usageError(io, "verify", "%v", err)
 	}
-	summary := report.Build(folder, lat, verify.Folder(folder))
+	summary := judge(f)
 	if err := report.WriteTable(io.out, summary); err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
 	return summary.ExitCode
+}
+
+// judge verifies every run of a results folder and summarises the
+// verdicts, with the exit code they make.
+func judge(f *folder.Folder) report.Summary {
+	verdicts := verify.Runs(f.Runs())
+	return report.Build(f, verdicts, verdictsExitCode(verdicts))
+}
+
+// verdictsExitCode is the exit code of a set of run verdicts: exitOK when
+// every run holds its expectation (with no expectation: is valid);
+// exitFail when any run definitely fails (invalid without a satisfied
+// unsafe expectation, or a determined verdict that misses its
+// expectation); exitInfra when nothing failed definitely but some run is
+// unknown. Each run is judged afresh with verify.Expect, so a stale
+// RunVerdict.ExpectOK is not trusted.
+func verdictsExitCode(rs []verify.RunVerdict) int {
+	code := exitOK
+	for _, r := range rs {
+		if r.Verdict.Status == verify.Unknown {
+			code = exitInfra
+			continue
+		}
+		if ok, _ := verify.Expect(r.Verdict, r.Run.Expected); !ok {
+			return exitFail
+		}
+	}
+	return code
 }

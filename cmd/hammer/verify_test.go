@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
+	"github.com/hammer-load/hammer/verify"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -115,6 +119,44 @@ func TestVerifyTampered(t *testing.T) {
 				if !strings.Contains(stdout, w) {
 					t.Errorf("stdout lacks %q:\n%s", w, stdout)
 				}
+			}
+		})
+	}
+}
+
+func TestVerifyExitCode(t *testing.T) {
+	validFull := verify.Verdict{Status: verify.Valid, Seats: 100, Sold: 100}
+	oversold := verify.Verdict{Status: verify.Invalid, Seats: 100, Sold: 137, Oversold: 37,
+		Violations: []verify.Violation{{Check: verify.CheckOversell, Detail: "sold 137 of 100 seats: 37 more than exist"}}}
+	doubleSold := verify.Verdict{Status: verify.Invalid, Seats: 100, Sold: 100,
+		Violations: []verify.Violation{{Check: verify.CheckDoubleSold, Detail: "seat 5 sold 2 times (requests a, b)"}}}
+	unknown := verify.Verdict{Status: verify.Unknown, Seats: 100, Sold: 80,
+		Undetermined: []string{"history incomplete: worker 2 died"}}
+	run := func(v verify.Verdict, e scenarios.Expectation) verify.RunVerdict {
+		return verify.RunVerdict{Run: history.Run{Name: "r", Expected: e}, Verdict: v}
+	}
+	tests := []struct {
+		name string
+		rs   []verify.RunVerdict
+		want int
+	}{
+		{name: "no runs", rs: nil, want: exitOK},
+		{name: "valid without expectation", rs: []verify.RunVerdict{run(validFull, "")}, want: exitOK},
+		{name: "safe and unsafe both hold", rs: []verify.RunVerdict{run(validFull, scenarios.Safe), run(oversold, scenarios.Unsafe)}, want: exitOK},
+		{name: "invalid without expectation", rs: []verify.RunVerdict{run(oversold, "")}, want: exitFail},
+		{name: "invalid but expected safe", rs: []verify.RunVerdict{run(oversold, scenarios.Safe)}, want: exitFail},
+		{name: "unsafe shown by a double sale", rs: []verify.RunVerdict{run(doubleSold, scenarios.Unsafe)}, want: exitOK},
+		{name: "detection lost", rs: []verify.RunVerdict{run(validFull, scenarios.Unsafe)}, want: exitFail},
+		{name: "unknown", rs: []verify.RunVerdict{run(validFull, scenarios.Safe), run(unknown, scenarios.Safe)}, want: exitInfra},
+		{name: "unknown unsafe", rs: []verify.RunVerdict{run(unknown, scenarios.Unsafe)}, want: exitInfra},
+		{name: "failure beats unknown", rs: []verify.RunVerdict{run(unknown, scenarios.Safe), run(oversold, scenarios.Safe)}, want: exitFail},
+		{name: "failure after unknown still fails", rs: []verify.RunVerdict{run(unknown, ""), run(validFull, scenarios.Unsafe)}, want: exitFail},
+		{name: "stale ExpectOK is not trusted", rs: []verify.RunVerdict{{Run: history.Run{Expected: scenarios.Safe}, Verdict: oversold, ExpectOK: true}}, want: exitFail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := verdictsExitCode(tt.rs); got != tt.want {
+				t.Errorf("verdictsExitCode() = %d, want %d", got, tt.want)
 			}
 		})
 	}

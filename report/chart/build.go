@@ -3,41 +3,34 @@ package chart
 import (
 	"math"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
-// Build computes every number the charts plot. lat holds the folder's
-// latency histograms; when it is nil Build records them from r's attempts.
-// Runs appear in manifest order; records of runs the manifest does not
-// list are ignored.
-func Build(m history.Manifest, r history.Records, lat *latency.Set) Data {
-	if lat == nil {
-		lat = latency.FromAttempts(r.Attempts)
-	}
-	runs := describeRuns(m.Runs)
-	recs := make([]history.Records, len(m.Runs))
-	for i, run := range m.Runs {
-		recs[i] = r.ForRun(run.Name)
-	}
+// Build computes every number the charts of a results folder plot, from
+// its runs' records and its latency histograms. Runs appear in manifest
+// order; records of runs the manifest does not list are ignored.
+func Build(f *folder.Folder) Data {
+	views := f.Runs()
+	runs := describeRuns(views)
 	return Data{
-		RunID:    m.RunID,
+		RunID:    f.Manifest.RunID,
 		Runs:     runs,
-		Spectrum: buildSpectra(runs, lat),
-		Phases:   buildPhases(runs, lat),
-		Sold:     buildSold(m.Runs, recs),
-		Rate:     buildRate(m.Runs, recs),
-		LockWait: buildLockWait(runs, lat),
+		Spectrum: buildSpectra(runs, f.Latency),
+		Phases:   buildPhases(runs, f.Latency),
+		Sold:     buildSold(views),
+		Rate:     buildRate(views),
+		LockWait: buildLockWait(runs, f.Latency),
 	}
 }
 
 // describeRuns assigns each run its colour (by mode) and dash (by variant).
-func describeRuns(runs []history.Run) []Run {
+func describeRuns(runs []folder.Run) []Run {
 	out := make([]Run, 0, len(runs))
 	dashes := map[string]int{"": 0}
 	for _, r := range runs {
-		v := variant(r)
+		v := variant(r.Run)
 		if _, ok := dashes[v]; !ok {
 			dashes[v] = len(dashes)
 		}

@@ -1,16 +1,17 @@
 // Package chart draws the five charts of a results folder — the latency
 // spectrum, where the time of an attempt goes, seats sold over time,
 // attempts per second by outcome and the lock-wait histogram — as PNG and
-// SVG files with gonum.org/v1/plot.
+// SVG files with gonum.org/v1/plot. Which charts there are, their files and
+// their titles are folder.Charts: report.md shows the same list.
 //
 // It works in two steps so that the numbers can be tested without pixels:
-// Build computes Data, every number a chart plots, from the manifest, the
-// records and the latency histograms; Write renders Data into files. Data
-// is plain values with JSON tags, golden-tested.
+// Build computes Data, every number a chart plots, from a results folder's
+// runs and latency histograms; Write renders Data into files. Data is
+// plain values with JSON tags, golden-tested.
 //
 // Every chart is 1000×600 pixels (1200×800 for a folder of more than 12
-// runs, such as a gate; see Size), with its legend in a column beside the
-// plot area so it never covers data. Each run keeps one look across all
+// runs, such as a gate), with its legend in a column beside the plot area
+// so it never covers data. Each run keeps one look across all
 // charts: its colour is its mode's (a fixed palette in the order of
 // scenarios.Modes), its line dash is its fault's (solid without a fault),
 // so the runs of one mode share a colour and differ by dash. A gate's run

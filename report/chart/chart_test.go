@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/latency"
 )
@@ -75,6 +76,12 @@ func observe(r history.Records) *latency.Set {
 	return s
 }
 
+// build computes the Data of a folder of m and r; nil lat rebuilds the
+// histograms from r's attempts.
+func build(m history.Manifest, r history.Records, lat *latency.Set) Data {
+	return Build(folder.New(history.Folder{Manifest: m, Records: r}, lat))
+}
+
 func TestBuildGolden(t *testing.T) {
 	m, r := fixture()
 	tests := []struct {
@@ -88,7 +95,7 @@ func TestBuildGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := json.MarshalIndent(Build(tt.m, tt.r, observe(tt.r)), "", "  ")
+			got, err := json.MarshalIndent(build(tt.m, tt.r, observe(tt.r)), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,14 +104,14 @@ func TestBuildGolden(t *testing.T) {
 	}
 }
 
-// TestBuildWithoutHistograms checks that Build records the histograms
-// itself when given none.
+// TestBuildWithoutHistograms checks that the charts of a folder saved
+// without histograms plot the histograms rebuilt from its attempts.
 func TestBuildWithoutHistograms(t *testing.T) {
 	m, r := fixture()
-	want, _ := json.Marshal(Build(m, r, observe(r)))
-	got, _ := json.Marshal(Build(m, r, nil))
+	want, _ := json.Marshal(build(m, r, observe(r)))
+	got, _ := json.Marshal(build(m, r, nil))
 	if !bytes.Equal(got, want) {
-		t.Errorf("Build with nil histograms:\ngot  %s\nwant %s", got, want)
+		t.Errorf("Build with rebuilt histograms:\ngot  %s\nwant %s", got, want)
 	}
 }
 

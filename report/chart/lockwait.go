@@ -76,7 +76,6 @@ func midMs(b hdrhistogram.Bar) float64 { return usToMs(float64(b.From+b.To) / 2)
 func lockWaitFigure(d Data) figure {
 	lw := d.LockWait
 	f := figure{
-		title:  title(d, "Lock wait per run (runs that take a lock)"),
 		xLabel: "lock wait, until held or given up (ms, log scale)",
 		yLabel: "attempts per bin (count)",
 	}

@@ -52,7 +52,6 @@ func phaseList(ph Phases) []phase {
 // stacking the mean lock wait, critical section and release.
 func phasesFigure(d Data) figure {
 	f := figure{
-		title:  title(d, "Where an attempt's time goes (mean per phase)"),
 		xLabel: "mean time per attempt that reached the phase (ms)",
 		yLabel: "run",
 		legend: phaseLegend(d),

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 )
 
@@ -15,7 +16,7 @@ const buckets = 50
 
 // buildRate counts attempts by outcome and completion time, summed over
 // runs with each run's time counted from its go signal.
-func buildRate(runs []history.Run, recs []history.Records) Rate {
+func buildRate(runs []folder.Run) Rate {
 	type done struct {
 		outcome history.Outcome
 		ns      int64
@@ -23,9 +24,9 @@ func buildRate(runs []history.Run, recs []history.Records) Rate {
 	var all []done
 	var longest int64
 	var rate Rate
-	for i, run := range runs {
-		at := origin(run, recs[i].Attempts)
-		for _, a := range recs[i].Attempts {
+	for _, run := range runs {
+		at := origin(run.Run, run.Records.Attempts)
+		for _, a := range run.Records.Attempts {
 			if a.Outcome == history.Unknown || a.Complete == 0 {
 				rate.NoTime++
 				continue
@@ -78,7 +79,6 @@ func rateFigure(d Data) figure {
 	r := d.Rate
 	p := newPanel("", false)
 	f := figure{
-		title:  title(d, "Attempts completed per second, all runs together"),
 		xLabel: fmt.Sprintf("time since each run's go signal (ms), in %s buckets", formatWidth(r.BucketMs)),
 		yLabel: "completion rate (attempts/s)",
 		panels: []*plot.Plot{p},

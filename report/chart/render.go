@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -18,63 +19,60 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/hammer-load/hammer/folder"
 )
 
 // dpi is the resolution the PNG files are rendered at; sizes in pixels
 // are at this resolution.
 const dpi = 96
 
-// Size returns the size in pixels of every chart of d: 1000×600, or
+// canvasSize returns the size in pixels of every chart of d: 1000×600, or
 // 1200×800 for a folder of more than 12 runs, so that a gate's 37 bars,
 // its panels and its legend stay readable. The SVG files have the same
 // size (at 96 px per inch).
-func Size(d Data) (width, height int) {
+func canvasSize(d Data) (width, height int) {
 	if len(d.Runs) > 12 {
 		return 1200, 800
 	}
 	return 1000, 600
 }
 
-// chart is one of the charts Write renders: its file name (without
-// extension) and how to draw it from Data.
-type chart struct {
-	name   string
-	figure func(Data) figure
-}
-
-// charts lists every chart Write renders.
-func charts() []chart {
-	return []chart{
-		{"latency-spectrum", spectrumFigure},
-		{"phases", phasesFigure},
-		{"sold-over-time", soldFigure},
-		{"attempts-per-second", rateFigure},
-		{"lock-wait", lockWaitFigure},
+// figureOf returns how to draw the named chart (one of folder.Charts)
+// from Data.
+func figureOf(name string) (func(Data) figure, bool) {
+	switch name {
+	case folder.SpectrumChart:
+		return spectrumFigure, true
+	case folder.PhasesChart:
+		return phasesFigure, true
+	case folder.SoldChart:
+		return soldFigure, true
+	case folder.RateChart:
+		return rateFigure, true
+	case folder.LockWaitChart:
+		return lockWaitFigure, true
 	}
+	return nil, false
 }
 
-// Names returns the names of the charts Write renders, without extension,
-// in the order a report shows them.
-func Names() []string {
-	var out []string
-	for _, c := range charts() {
-		out = append(out, c.name)
-	}
-	return out
-}
-
-// Write renders every chart of d into dir, which must exist, as
-// <name>.png and <name>.svg, Size(d) pixels each, and returns the file
-// names written, sorted. Charts without data are drawn with a note saying
-// so.
+// Write renders every chart of a results folder (folder.Charts) from d
+// into dir, which must exist, as the chart's files (a PNG and an SVG),
+// canvasSize(d) pixels each, each titled with the chart's title, and returns
+// the file names written, sorted. Charts without data are drawn with a
+// note saying so.
 func Write(dir string, d Data) ([]string, error) {
-	w, h := Size(d)
+	w, h := canvasSize(d)
 	var names []string
-	for _, c := range charts() {
-		f := c.figure(d)
-		for _, ext := range []string{"png", "svg"} {
-			name := c.name + "." + ext
-			if err := save(filepath.Join(dir, name), ext, f, w, h); err != nil {
+	for _, c := range folder.Charts() {
+		fig, ok := figureOf(c.Name)
+		if !ok {
+			return nil, fmt.Errorf("chart %s: no figure draws it", c.Name)
+		}
+		f := fig(d)
+		f.title = title(d, c.Title)
+		for _, name := range c.Files() {
+			if err := save(filepath.Join(dir, name), strings.TrimPrefix(filepath.Ext(name), "."), f, w, h); err != nil {
 				return nil, fmt.Errorf("chart %s: %w", name, err)
 			}
 			names = append(names, name)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -54,17 +55,17 @@ func TestWrite(t *testing.T) {
 		data Data
 		w, h int
 	}{
-		{"three runs", Build(m, r, observe(r)), 1000, 600},
-		{"runs without records", Build(m, history.Records{}, nil), 1000, 600},
-		{"empty folder", Build(history.Manifest{}, history.Records{}, nil), 1000, 600},
+		{"three runs", build(m, r, observe(r)), 1000, 600},
+		{"runs without records", build(m, history.Records{}, nil), 1000, 600},
+		{"empty folder", build(history.Manifest{}, history.Records{}, nil), 1000, 600},
 		{"zero Data", Data{}, 1000, 600},
-		{"gate-sized, in panels", Build(gm, gr, nil), 1200, 800},
+		{"gate-sized, in panels", build(gm, gr, nil), 1200, 800},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel() // rendering is slow under -race
-			if w, h := Size(tt.data); w != tt.w || h != tt.h {
-				t.Fatalf("Size = %d×%d, want %d×%d", w, h, tt.w, tt.h)
+			if w, h := canvasSize(tt.data); w != tt.w || h != tt.h {
+				t.Fatalf("canvasSize = %d×%d, want %d×%d", w, h, tt.w, tt.h)
 			}
 			dir := t.TempDir()
 			got, err := Write(dir, tt.data)
@@ -89,7 +90,7 @@ func TestWrite(t *testing.T) {
 
 func TestWriteMissingDir(t *testing.T) {
 	m, r := fixture()
-	if _, err := Write(filepath.Join(t.TempDir(), "missing"), Build(m, r, nil)); err == nil {
+	if _, err := Write(filepath.Join(t.TempDir(), "missing"), build(m, r, nil)); err == nil {
 		t.Error("Write into a missing folder succeeded, want an error")
 	}
 }
@@ -97,8 +98,8 @@ func TestWriteMissingDir(t *testing.T) {
 // expectedFiles is every chart as PNG and SVG, sorted.
 func expectedFiles() []string {
 	var out []string
-	for _, n := range Names() {
-		out = append(out, n+".png", n+".svg")
+	for _, c := range folder.Charts() {
+		out = append(out, c.Name+".png", c.Name+".svg")
 	}
 	slices.Sort(out)
 	return out

@@ -10,19 +10,20 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 )
 
 // buildSold returns every run's seats sold over time and its fault windows.
-func buildSold(runs []history.Run, recs []history.Records) []Sold {
+func buildSold(runs []folder.Run) []Sold {
 	out := make([]Sold, 0, len(runs))
-	for i, run := range runs {
-		at := origin(run, recs[i].Attempts)
+	for _, run := range runs {
+		at := origin(run.Run, run.Records.Attempts)
 		out = append(out, Sold{
 			Run:    run.Name,
 			Seats:  run.Seats,
-			Steps:  soldSteps(at, recs[i].Attempts),
-			Faults: faultWindows(at, recs[i].Faults),
+			Steps:  soldSteps(at, run.Records.Attempts),
+			Faults: faultWindows(at, run.Records.Faults),
 		})
 	}
 	return out
@@ -76,7 +77,6 @@ func faultWindows(origin int64, faults []history.FaultEvent) []Window {
 // seats than exist is labelled with its count.
 func soldFigure(d Data) figure {
 	f := figure{
-		title:  title(d, "Seats sold over time"),
 		xLabel: "time since the run's go signal (ms)",
 		yLabel: "seats sold (cumulative count)",
 	}

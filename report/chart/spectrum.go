@@ -42,7 +42,6 @@ func buildSpectra(runs []Run, lat *latency.Set) []Spectrum {
 // run, on one panel or one panel per fault with shared axes.
 func spectrumFigure(d Data) figure {
 	f := figure{
-		title:  title(d, "Whole-attempt latency by percentile"),
 		xLabel: "percentile (log scale of 1/(1−p))",
 		yLabel: "attempt latency (ms)",
 	}

@@ -1,4 +1,4 @@
-package history
+package folder
 
 import (
 	"os"
@@ -6,22 +6,25 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hammer-load/hammer/history"
 )
 
 // savedFolder saves a small folder of one run with 5 attempts and 3 sale
 // rows into a fresh directory and returns the directory.
 func savedFolder(t *testing.T) string {
 	t.Helper()
-	f := &Folder{Manifest: Manifest{Schema: ManifestSchema, Runs: []Run{{Name: "a", Procs: 1, Seats: 3, RequestsPerWorker: []int{5}}}}}
+	f := history.Folder{Manifest: history.Manifest{Schema: history.ManifestSchema,
+		Runs: []history.Run{{Name: "a", Procs: 1, Seats: 3, RequestsPerWorker: []int{5}}}}}
 	for i := range 5 {
-		f.Attempts = append(f.Attempts, Attempt{Run: "a", RequestID: string(rune('a' + i)), Outcome: SoldOut})
+		f.Attempts = append(f.Attempts, history.Attempt{Run: "a", RequestID: string(rune('a' + i)), Outcome: history.SoldOut})
 	}
 	for seat := 1; seat <= 3; seat++ {
-		f.Sales = append(f.Sales, Sale{Run: "a", Sector: 1, Seat: seat})
+		f.Sales = append(f.Sales, history.Sale{Run: "a", Sector: 1, Seat: seat})
 	}
-	f.Sectors = []Sector{{Run: "a", ID: 1, Capacity: 3}}
+	f.Sectors = []history.Sector{{Run: "a", ID: 1, Capacity: 3}}
 	dir := t.TempDir()
-	if err := f.Save(dir); err != nil {
+	if err := New(f, nil).Save(dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -41,14 +44,14 @@ func edit(t *testing.T, dir, name string, change func(string) string) {
 }
 
 // rewriteManifest changes the manifest of dir through change.
-func rewriteManifest(t *testing.T, dir string, change func(*Manifest)) {
+func rewriteManifest(t *testing.T, dir string, change func(*history.Manifest)) {
 	t.Helper()
-	var m Manifest
-	if err := ReadJSON(filepath.Join(dir, ManifestFile), &m); err != nil {
+	var m history.Manifest
+	if err := readJSON(filepath.Join(dir, ManifestFile), &m); err != nil {
 		t.Fatal(err)
 	}
 	change(&m)
-	if err := WriteJSON(filepath.Join(dir, ManifestFile), m); err != nil {
+	if err := writeJSON(filepath.Join(dir, ManifestFile), m); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -100,14 +103,14 @@ func TestLoadIntegrity(t *testing.T) {
 		{
 			name: "no digests",
 			tamper: func(t *testing.T, dir string) {
-				rewriteManifest(t, dir, func(m *Manifest) { m.Files = nil })
+				rewriteManifest(t, dir, func(m *history.Manifest) { m.Files = nil })
 			},
 			want: []Problem{{Detail: "manifest.json records no digests for the record files (written before hammer recorded them), so the folder cannot be checked"}},
 		},
 		{
 			name: "one digest missing",
 			tamper: func(t *testing.T, dir string) {
-				rewriteManifest(t, dir, func(m *Manifest) { delete(m.Files, FaultsFile) })
+				rewriteManifest(t, dir, func(m *history.Manifest) { delete(m.Files, FaultsFile) })
 			},
 			want: []Problem{{File: FaultsFile, Detail: "manifest.json records no digest for faults.jsonl, so it cannot be checked"}},
 		},
@@ -124,13 +127,5 @@ func TestLoadIntegrity(t *testing.T) {
 				t.Errorf("Integrity = %+v\nwant        %+v", f.Integrity, tt.want)
 			}
 		})
-	}
-}
-
-func TestReadJSONLRejectsACutRecord(t *testing.T) {
-	dir := savedFolder(t)
-	edit(t, dir, HistoryFile, func(s string) string { return s[:len(s)-10] })
-	if _, err := ReadJSONL[Attempt](filepath.Join(dir, HistoryFile)); err == nil || !strings.Contains(err.Error(), "record 5") {
-		t.Errorf("ReadJSONL of a cut file: %v, want an error naming record 5", err)
 	}
 }

@@ -1,0 +1,111 @@
+package folder
+
+import (
+	"path"
+	"strings"
+
+	"github.com/hammer-load/hammer/latency"
+)
+
+// The files of a results folder. The record files and manifest.json are
+// what a race leaves behind (Save, Load); histograms.json and the .hgrm
+// files hold its latency (SaveHistograms); the rest are rendered from
+// the verified runs by package report.
+const (
+	// ManifestFile describes the runs and holds the record files' digests.
+	ManifestFile = "manifest.json"
+	// HistoryFile holds one attempt per line.
+	HistoryFile = "history.jsonl"
+	// LedgerFile holds the sale rows as read back after the race.
+	LedgerFile = "ledger.jsonl"
+	// SectorsFile holds the final sector row of each run.
+	SectorsFile = "sectors.jsonl"
+	// FaultsFile holds every injected fault.
+	FaultsFile = "faults.jsonl"
+	// SummaryFile is summary.json, the verdict of every run.
+	SummaryFile = "summary.json"
+	// ViolationsFile holds every violation with its story.
+	ViolationsFile = "violations.txt"
+	// ReportFile is the Markdown report.
+	ReportFile = "report.md"
+	// JUnitFile is the JUnit XML report of a gate.
+	JUnitFile = "junit.xml"
+)
+
+// The histograms' files: histograms.json holds all of them, encoded; the
+// hgrm directory one .hgrm file per run and phase.
+const (
+	histogramsFile = "histograms.json"
+	hgrmDir        = "hgrm"
+)
+
+// recordFiles lists the record files in the order Save writes them;
+// manifest.json records a history.FileDigest for each.
+func recordFiles() []string { return []string{HistoryFile, LedgerFile, SectorsFile, FaultsFile} }
+
+// The charts of a results folder, by name.
+const (
+	// SpectrumChart is whole-attempt latency by percentile, per run.
+	SpectrumChart = "latency-spectrum"
+	// PhasesChart is the mean time of each phase, per run.
+	PhasesChart = "phases"
+	// SoldChart is seats sold over time, per run, with fault windows.
+	SoldChart = "sold-over-time"
+	// RateChart is attempts completed per second by outcome.
+	RateChart = "attempts-per-second"
+	// LockWaitChart is the histogram of lock wait, per run that locks.
+	LockWaitChart = "lock-wait"
+)
+
+// Chart is one chart of a results folder: its name, which its files are
+// named after, and its title, which the chart and report.md both show.
+type Chart struct {
+	Name  string
+	Title string
+}
+
+// Charts lists every chart of a results folder, in the order report.md
+// shows them.
+func Charts() []Chart {
+	return []Chart{
+		{Name: SpectrumChart, Title: "Percentile spectrum of attempt latency"},
+		{Name: PhasesChart, Title: "Where time goes"},
+		{Name: SoldChart, Title: "Seats sold over time"},
+		{Name: RateChart, Title: "Attempts per second by outcome"},
+		{Name: LockWaitChart, Title: "Lock wait"},
+	}
+}
+
+// PNG is the chart's PNG file, the one report.md shows.
+func (c Chart) PNG() string { return c.Name + ".png" }
+
+// Files are the chart's files: a PNG and an SVG.
+func (c Chart) Files() []string { return []string{c.PNG(), c.Name + ".svg"} }
+
+// hgrmFile is the path, within a results folder, of the .hgrm file of a
+// run's phase.
+func hgrmFile(run string, p latency.Phase) string {
+	return path.Join(hgrmDir, fileName(run)+"."+string(p)+".hgrm")
+}
+
+// fileName turns a run name such as "lock-only/pause+extend" into a file
+// name: "lock-only_pause_extend".
+func fileName(run string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '+' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, run)
+}
+
+// files lists every file a results folder can hold, the .hgrm files as
+// one pattern: what results/README.md describes.
+func files() []string {
+	out := append(recordFiles(), ManifestFile, histogramsFile, hgrmFile("<run>", "<phase>"),
+		SummaryFile, ViolationsFile, ReportFile, JUnitFile)
+	for _, c := range Charts() {
+		out = append(out, c.Files()...)
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+// Package folder owns the layout of a results folder, results/<run-id>/:
+// the name of every file in it and of every chart, how the raw records and
+// the manifest are saved and loaded back (checking the record files
+// against the digests the manifest recorded), the latency histograms
+// (rebuilt from the attempts, once, for a folder saved without them) and
+// the view of each run, its records split from the folder's once.
+//
+// Data flows one way: a race (or Load) makes a Folder, package verify
+// judges its runs, package report renders the verdicts into the files
+// named here.
+package folder
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/latency"
+)
+
+// Folder is a results folder in memory: the manifest and raw records of
+// every run in it, their latency histograms and what Load found not adding
+// up. Make one with New or Load, and change its records before, not after:
+// the runs' views are split when it is made.
+type Folder struct {
+	history.Folder
+	// Latency holds the histograms the workers recorded or, for a folder
+	// without them, the same histograms rebuilt from its attempts; never
+	// nil.
+	Latency *latency.Set
+	// Integrity lists what Load found not adding up between the record
+	// files and the digests manifest.json recorded for them, each problem
+	// in one plain line: a file cut short or changed after the run, or a
+	// manifest that recorded no digests. Empty for an intact folder and for
+	// one made by New; never saved.
+	Integrity []Problem
+	runs      []Run
+}
+
+// Run is the view of one run of a results folder: how it was raced, its
+// own records, and the folder's integrity problems (every record file
+// holds every run's records, so a file's problem concerns each run).
+type Run struct {
+	history.Run
+	Records   history.Records
+	Integrity []Problem
+}
+
+// New makes a folder of what a race left behind. lat holds the histograms
+// the workers recorded; nil rebuilds them from the attempts.
+func New(f history.Folder, lat *latency.Set) *Folder { return newFolder(f, lat, nil) }
+
+func newFolder(f history.Folder, lat *latency.Set, problems []Problem) *Folder {
+	if lat == nil {
+		lat = observe(f.Attempts)
+	}
+	return &Folder{Folder: f, Latency: lat, Integrity: problems, runs: split(f, problems)}
+}
+
+// Runs returns the view of every run, in manifest order.
+func (f *Folder) Runs() []Run { return append([]Run(nil), f.runs...) }
+
+// Run returns the view of the named run; a run the manifest does not list
+// has no records.
+func (f *Folder) Run(name string) Run {
+	for _, r := range f.runs {
+		if r.Name == name {
+			return r
+		}
+	}
+	return Run{}
+}
+
+// split gives each run of the manifest its own records, in the order the
+// folder holds them; records of runs the manifest does not list are left
+// out.
+func split(f history.Folder, problems []Problem) []Run {
+	recs := make(map[string]*history.Records, len(f.Manifest.Runs))
+	for _, r := range f.Manifest.Runs {
+		recs[r.Name] = &history.Records{}
+	}
+	deal(f.Attempts, recs, func(a history.Attempt) string { return a.Run }, func(r *history.Records) *[]history.Attempt { return &r.Attempts })
+	deal(f.Sales, recs, func(s history.Sale) string { return s.Run }, func(r *history.Records) *[]history.Sale { return &r.Sales })
+	deal(f.Sectors, recs, func(s history.Sector) string { return s.Run }, func(r *history.Records) *[]history.Sector { return &r.Sectors })
+	deal(f.Faults, recs, func(e history.FaultEvent) string { return e.Run }, func(r *history.Records) *[]history.FaultEvent { return &r.Faults })
+	out := make([]Run, len(f.Manifest.Runs))
+	for i, r := range f.Manifest.Runs {
+		out[i] = Run{Run: r, Records: *recs[r.Name], Integrity: problems}
+	}
+	return out
+}
+
+// deal appends each record of xs to the records of its run.
+func deal[T any](xs []T, recs map[string]*history.Records, run func(T) string, field func(*history.Records) *[]T) {
+	for _, x := range xs {
+		if r, ok := recs[run(x)]; ok {
+			p := field(r)
+			*p = append(*p, x)
+		}
+	}
+}
+
+// Save writes the folder's records into dir, which must exist: each
+// record file, then manifest.json with the number of records and the
+// SHA-256 of each (also kept in f.Manifest.Files), so a folder with a
+// manifest was written whole.
+func (f *Folder) Save(dir string) error {
+	writes := []struct {
+		name  string
+		write func(path string) (history.FileDigest, error)
+	}{
+		{HistoryFile, func(p string) (history.FileDigest, error) { return writeRecords(p, f.Attempts) }},
+		{LedgerFile, func(p string) (history.FileDigest, error) { return writeRecords(p, f.Sales) }},
+		{SectorsFile, func(p string) (history.FileDigest, error) { return writeRecords(p, f.Sectors) }},
+		{FaultsFile, func(p string) (history.FileDigest, error) { return writeRecords(p, f.Faults) }},
+	}
+	files := make(map[string]history.FileDigest, len(writes))
+	for _, w := range writes {
+		d, err := w.write(filepath.Join(dir, w.name))
+		if err != nil {
+			return err
+		}
+		files[w.name] = d
+	}
+	f.Manifest.Files = files
+	return writeJSON(filepath.Join(dir, ManifestFile), f.Manifest)
+}
+
+// Load reads a results folder written by Save and SaveHistograms. Record
+// files that do not match the digests in the manifest (or a record file
+// cut in the middle of a record) are not an error: the folder is read as
+// it is and the mismatch listed in Integrity, so that its verdict can say
+// what is missing. A folder without histograms.json gets its histograms
+// rebuilt from the attempts.
+func Load(dir string) (*Folder, error) {
+	var f history.Folder
+	if err := readJSON(filepath.Join(dir, ManifestFile), &f.Manifest); err != nil {
+		return nil, err
+	}
+	if f.Manifest.Schema != history.ManifestSchema {
+		return nil, fmt.Errorf("%s: schema %q, want %q", ManifestFile, f.Manifest.Schema, history.ManifestSchema)
+	}
+	read := make(map[string]scanned, len(recordFiles()))
+	load(dir, HistoryFile, &f.Attempts, read)
+	load(dir, LedgerFile, &f.Sales, read)
+	load(dir, SectorsFile, &f.Sectors, read)
+	load(dir, FaultsFile, &f.Faults, read)
+	lat, err := loadHistograms(dir)
+	if err != nil {
+		return nil, err
+	}
+	return newFolder(f, lat, integrity(f.Manifest.Files, read)), nil
+}
+
+// load reads the record file name of dir into *dst and notes what it found
+// in read. A record file that is missing or does not parse is not an error
+// of Load: the folder does not add up, which its Integrity says.
+func load[T any](dir, name string, dst *[]T, read map[string]scanned) {
+	xs, s, err := readRecords[T](filepath.Join(dir, name))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s.broken = "is missing"
+	case err != nil:
+		s.broken = fmt.Sprintf("does not parse (%v): it changed after the run", err)
+	}
+	*dst, read[name] = xs, s
+}

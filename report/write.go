@@ -1,0 +1,58 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hammer-load/hammer/folder"
+	"github.com/hammer-load/hammer/report/chart"
+)
+
+// Outputs says which of the optional outputs Write writes.
+type Outputs struct {
+	// JUnit, if set, names the suite of junit.xml.
+	JUnit string
+	// NoCharts leaves the charts out (an interrupted run, which must end
+	// at once); `hammer report DIR` draws them later.
+	NoCharts bool
+}
+
+// Write renders the summary s of the results folder f into dir:
+// summary.json, violations.txt, the charts, report.md and junit.xml, as o
+// says.
+func Write(dir string, f *folder.Folder, s Summary, o Outputs) error {
+	if err := saveSummary(dir, s); err != nil {
+		return err
+	}
+	var written []string
+	if !o.NoCharts {
+		var err error
+		if written, err = chart.Write(dir, chart.Build(f)); err != nil {
+			return fmt.Errorf("charts: %w", err)
+		}
+	}
+	var charts []folder.Chart
+	for _, c := range folder.Charts() {
+		if slices.Contains(written, c.PNG()) {
+			charts = append(charts, c)
+		}
+	}
+	if err := writeFile(filepath.Join(dir, folder.ReportFile), func(b *strings.Builder) error { return writeMarkdown(b, s, charts) }); err != nil {
+		return err
+	}
+	if o.JUnit != "" {
+		return saveJUnit(dir, s, o.JUnit)
+	}
+	return nil
+}
+
+func writeFile(path string, write func(*strings.Builder) error) error {
+	var b strings.Builder
+	if err := write(&b); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
