@@ -89,7 +89,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 
 	prog := newProgress(io, f.quiet)
-	folder, lat := driver.RaceAll(ctx, driver.Plan{
+	raw, lat := driver.RaceAll(ctx, driver.Plan{
 		Command: cmd.name, RunID: runID, Seed: f.seed, Races: races, Skipped: skipped,
 		Worker: driver.Command{Path: exe, Args: []string{workerCommand}},
 		Track:  prog.track,
@@ -104,8 +104,8 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	outputs := report.Outputs{NoCharts: ctx.Err() != nil, JUnit: cmd.junit} // interrupted: end at once
 	// Error texts in the records may quote a URL: mask them before any
 	// file is written, since every file is derived from the records.
-	folder.Redact(io.secrets.String)
-	return finish(f.out, folder, lat, outputs, io)
+	raw.Redact(io.secrets.String)
+	return finish(f.out, raw, lat, outputs, io)
 }
 
 // plan is the driver options of every scenario, but for what only a
