@@ -20,10 +20,7 @@ func (crash) CountsAt(p strategy.Point, _ bool) bool {
 
 // At asks the coordinator to kill a struck contender's process.
 func (crash) At(ctx context.Context, w *Worker, h Hit) error {
-	if !h.Struck || (h.Point != strategy.MidWrite && h.Point != strategy.AcquireGap) {
-		return nil
-	}
-	return w.Strike(ctx, h.Attempt)
+	return strikeAt(ctx, w, h, strategy.MidWrite, strategy.AcquireGap)
 }
 
 // Strike kills the process; the contender never resumes.

@@ -41,23 +41,13 @@ func (f *failover) SetUp(ctx context.Context, r Race) (Servers, error) {
 
 // At asks the coordinator to fail over while a struck holder has the lock.
 func (f *failover) At(ctx context.Context, w *Worker, h Hit) error {
-	if !h.Struck || h.Point != strategy.MidWrite {
-		return nil
-	}
-	return w.Strike(ctx, h.Attempt)
+	return strikeAt(ctx, w, h, strategy.MidWrite)
 }
 
 // Strike fails over, waits for another contender to take the lost lock
 // and lets the struck holder go on.
 func (f *failover) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
-	how, err := f.fail(ctx)
-	if err != nil {
-		c.Procs.Resume(t)
-		return "", err
-	}
-	taken := awaitNewHolder(ctx, c)
-	c.Procs.Resume(t)
-	return fmt.Sprintf("%s while %s held it; %s", how, t.RequestID, taken), nil
+	return overlap(ctx, c, t, f.fail)
 }
 
 // TearDown removes the replica and the proxies; the next race gets a

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -190,6 +191,15 @@ var (
 	errNoStrike = errors.New("the fault has no coordinator action")
 	errNoWindow = errors.New("the fault has no window")
 )
+
+// strikeAt asks the coordinator to strike a struck holder that reaches one
+// of points, and waits until it is resumed.
+func strikeAt(ctx context.Context, w *Worker, h Hit, points ...strategy.Point) error {
+	if !h.Struck || !slices.Contains(points, h.Point) {
+		return nil
+	}
+	return w.Strike(ctx, h.Attempt)
+}
 
 // Sleep waits for d or until ctx ends, and reports whether d passed.
 func Sleep(ctx context.Context, d time.Duration) bool {

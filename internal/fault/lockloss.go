@@ -18,16 +18,19 @@ type lockLoss struct{ Base }
 
 // At asks the coordinator to lose a struck holder's lock at MidWrite.
 func (lockLoss) At(ctx context.Context, w *Worker, h Hit) error {
-	if !h.Struck || h.Point != strategy.MidWrite {
-		return nil
-	}
-	return w.Strike(ctx, h.Attempt)
+	return strikeAt(ctx, w, h, strategy.MidWrite)
 }
 
 // Strike loses the lock, waits for another contender to take it and lets
 // the struck holder go on.
 func (lockLoss) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
-	how, err := loseLock(ctx, c)
+	return overlap(ctx, c, t, func(ctx context.Context) (string, error) { return loseLock(ctx, c) })
+}
+
+// overlap makes the lock vanish with lose while t holds it, waits until
+// another contender took it and lets t go on, so that the two overlap.
+func overlap(ctx context.Context, c *Coordinator, t Target, lose func(context.Context) (string, error)) (string, error) {
+	how, err := lose(ctx)
 	if err != nil {
 		c.Procs.Resume(t)
 		return "", err

@@ -15,10 +15,7 @@ type pauseStop struct{ Base }
 
 // At asks the coordinator to stop a struck holder's process at MidWrite.
 func (pauseStop) At(ctx context.Context, w *Worker, h Hit) error {
-	if !h.Struck || h.Point != strategy.MidWrite {
-		return nil
-	}
-	return w.Strike(ctx, h.Attempt)
+	return strikeAt(ctx, w, h, strategy.MidWrite)
 }
 
 // Strike stops the process, waits and lets it go on.
