@@ -58,34 +58,14 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		return usageError(io, cmd.name, "%v", err)
 	}
 	defer out.discard() // only if nothing was saved in it
-	log := io.err
-	if f.quiet {
-		log = nil
-	}
-	kind, _ := stack.ParseKind(f.stackKind)
-	st, err := stack.Start(ctx, stack.Options{Kind: kind, RedisURL: f.redisURL, PGURL: f.pgURL, Log: log})
-	if err != nil {
-		fmt.Fprintf(io.err, "hammer: %v\n", err)
-		if errors.Is(err, stack.ErrBadConfig) {
-			return exitUsage
-		}
-		return exitInfra
+	st, code := startStack(ctx, f, io)
+	if st == nil {
+		return code
 	}
 	defer st.Close()
-	races, skipped := driver.Runnable(races, st.Kind)
-	switch {
-	case len(skipped) > 0 && !cmd.skipUnrunnable:
-		return usageError(io, cmd.name, "%s", skipped[0])
-	case len(races) == 0:
-		fmt.Fprintf(io.err, "hammer: no cell ran: %s\n", strings.Join(skipped, "; "))
-		return exitInfra
-	}
-	if err := driver.CheckServers(ctx, st.RedisURL, st.PGURL, races); err != nil {
-		if errors.Is(err, driver.ErrLimit) {
-			return usageError(io, cmd.name, "%v", err)
-		}
-		fmt.Fprintf(io.err, "hammer: %v\n", err)
-		return exitInfra
+	races, skipped, code := fit(ctx, cmd, st, races, io)
+	if races == nil {
+		return code
 	}
 
 	prog := newProgress(io, f.quiet)
@@ -106,6 +86,47 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	// file is written, since every file is derived from the records.
 	raw.Redact(io.secrets.String)
 	return finish(f.out, raw, lat, outputs, io)
+}
+
+// startStack starts the servers the flags name; when it cannot, it says
+// why and returns the exit code.
+func startStack(ctx context.Context, f *raceFlags, io stdio) (*stack.Stack, int) {
+	log := io.err
+	if f.quiet {
+		log = nil
+	}
+	kind, _ := stack.ParseKind(f.stackKind)
+	st, err := stack.Start(ctx, stack.Options{Kind: kind, RedisURL: f.redisURL, PGURL: f.pgURL, Log: log})
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		if errors.Is(err, stack.ErrBadConfig) {
+			return nil, exitUsage
+		}
+		return nil, exitInfra
+	}
+	return st, exitOK
+}
+
+// fit returns the races st can run, and the ones it cannot with why, once
+// the servers were checked to hold them; when nothing can race, it says
+// why and returns nil and the exit code.
+func fit(ctx context.Context, cmd raceCommand, st *stack.Stack, races []driver.Options, io stdio) ([]driver.Options, []string, int) {
+	races, skipped := driver.Runnable(races, st.Kind)
+	switch {
+	case len(skipped) > 0 && !cmd.skipUnrunnable:
+		return nil, nil, usageError(io, cmd.name, "%s", skipped[0])
+	case len(races) == 0:
+		fmt.Fprintf(io.err, "hammer: no cell ran: %s\n", strings.Join(skipped, "; "))
+		return nil, nil, exitInfra
+	}
+	if err := driver.CheckServers(ctx, st.RedisURL, st.PGURL, races); err != nil {
+		if errors.Is(err, driver.ErrLimit) {
+			return nil, nil, usageError(io, cmd.name, "%v", err)
+		}
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		return nil, nil, exitInfra
+	}
+	return races, skipped, exitOK
 }
 
 // plan is the driver options of every scenario, but for what only a

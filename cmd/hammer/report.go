@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/report"
@@ -31,9 +33,10 @@ func reportCmd(args []string, io stdio) int {
 	if err != nil {
 		return usageError(io, "report", "%v", err)
 	}
+	// junit.xml is rebuilt where the command that made the folder wrote one.
 	junit := ""
-	if f.Manifest.Command == "gate" {
-		junit = "hammer gate"
+	if _, err := os.Stat(filepath.Join(dir, folder.JUnitFile)); err == nil {
+		junit = "hammer " + f.Manifest.Command
 	}
 	summary := judge(f)
 	if err := writeReport(dir, f, summary, report.Outputs{JUnit: junit}); err != nil {
@@ -45,14 +48,14 @@ func reportCmd(args []string, io stdio) int {
 }
 
 // writeReport writes everything derived from a verified results folder
-// into dir: its histograms (histograms.json and the .hgrm files), then
-// what report renders from summary (summary.json, violations.txt, the
-// charts, report.md and, as o says, junit.xml).
+// into dir: what report renders from summary (summary.json,
+// violations.txt, the charts, report.md and, as o says, junit.xml), then
+// its histograms (histograms.json and the .hgrm files).
 func writeReport(dir string, f *folder.Folder, summary report.Summary, o report.Outputs) error {
-	if err := f.SaveHistograms(dir); err != nil {
+	if err := report.Write(dir, f, summary, o); err != nil {
 		return err
 	}
-	return report.Write(dir, f, summary, o)
+	return f.SaveHistograms(dir)
 }
 
 // compareFolders prints how folder b differs from folder a, warns when

@@ -85,7 +85,7 @@ func connect(ctx context.Context, cfg workerConfig, w *reporter, plant Plant) (C
 		closeAll()
 		return nil, nil, nil, err
 	}
-	inj.deps = strategy.Deps{
+	deps := strategy.Deps{
 		Redis:    rdb,
 		Locker:   inj.locker,
 		Store:    store,
@@ -98,11 +98,11 @@ func connect(ctx context.Context, cfg workerConfig, w *reporter, plant Plant) (C
 		World:    inj.world,
 	}
 	if cfg.Fault != scenarios.NoFault {
-		inj.deps.Faults = inj
+		deps.Faults = inj
 	}
-	c := strategy.New(cfg.Mode, inj.deps)
+	c := strategy.New(cfg.Mode, deps)
 	if plant != nil {
-		plant(c, inj.deps)
+		plant(c, deps)
 	}
 	return &builtin{c: c, locker: inj.locker}, inj, closeAll, nil
 }

@@ -27,7 +27,6 @@ type injector struct {
 	rdb    *redis.Client
 	locker *redislock.Locker
 	rep    *reporter
-	deps   strategy.Deps
 	fault  fault.Injector
 	hooks  *fault.Worker // what the fault may use in this process
 	// world is held for writing during an in-process pause.

@@ -94,6 +94,18 @@ func (o Options) Contenders() int {
 	return o.Procs * o.Goroutines * o.Attempts
 }
 
+// withDefaults fills in what o leaves at zero: faults last three lock
+// TTLs, the read-back waits defaultReadBackWait.
+func (o Options) withDefaults() Options {
+	if o.PauseFor == 0 {
+		o.PauseFor = 3 * o.LockTTL
+	}
+	if o.ReadBackWait == 0 {
+		o.ReadBackWait = defaultReadBackWait
+	}
+	return o
+}
+
 // newRun describes the race in the manifest: what was raced, the same
 // whether it raced or not.
 func newRun(o Options) history.Run {

@@ -17,13 +17,17 @@ import (
 type Plan struct {
 	// Command names the hammer subcommand, for the manifest.
 	Command string
-	RunID   string
-	Seed    uint64
-	Races   []Options
+	// RunID names the results folder, its schemas and key prefixes.
+	RunID string
+	// Seed is the seed every race was given, for the manifest.
+	Seed uint64
+	// Races are the races to run, in order.
+	Races []Options
 	// Skipped names the scenarios left out because the stack cannot run
 	// them, each with why (see Runnable).
 	Skipped []string
-	Worker  Command
+	// Worker is how to start a worker process.
+	Worker Command
 	// Track, if set, is called as each race starts with its name and
 	// number of contenders; it returns what to call with each record, and
 	// what to call when the race ended.

@@ -7,13 +7,6 @@
 // back, lets the race's fault (internal/fault) strike, and reads the
 // ledger back.
 //
-// Files: options.go (what a race is given), plan.go (the loop over
-// scenarios), race.go (one race), fleet.go (the worker processes),
-// requests.go (which records a race must leave), worker.go and
-// contender.go (a worker process and how its goroutines attempt a sale),
-// inject.go and strike.go (the fault protocol on each side), faultenv.go
-// (the fault around the race), preflight.go (limits checked first).
-//
 // Coordinator and workers talk JSON lines over the worker's stdin and
 // stdout: the coordinator sends a workerConfig and later a goSignal; the
 // worker answers with one ready message, one message per attempt, and done.

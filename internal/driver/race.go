@@ -17,12 +17,7 @@ import (
 // run at all (setup failed); trouble during the race is reported in
 // Result.Run.Incomplete instead, so the verdict becomes unknown.
 func Race(ctx context.Context, o Options) (res *Result, err error) {
-	if o.PauseFor == 0 {
-		o.PauseFor = 3 * o.LockTTL
-	}
-	if o.ReadBackWait == 0 {
-		o.ReadBackWait = defaultReadBackWait
-	}
+	o = o.withDefaults()
 	name := o.Scenario.Name
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
@@ -78,6 +73,13 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res.Attempts = fillUnknown(res.Attempts, o, name)
 	back := inventory.ReadBackAll(ctx, o.PGURL, schema, name, sectorID, o.ReadBackWait)
 	res.Run.Outages = watch.Stop()
+	res.addReadBack(back)
+	return res, nil
+}
+
+// addReadBack records what was read back after the race, and why what
+// could not be read was not.
+func (res *Result) addReadBack(back inventory.ReadBack) {
 	res.Sales, res.Sector = back.Sales, back.Sector
 	if back.LedgerErr != nil {
 		res.Run.LedgerUnread = back.LedgerErr.Error()
@@ -88,7 +90,6 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if res.Sector != nil {
 		res.Sectors = []history.Sector{*res.Sector}
 	}
-	return res, nil
 }
 
 // interrupted is the reason a run stopped by Ctrl-C (or SIGTERM) is incomplete.

@@ -88,6 +88,7 @@ type Race struct {
 	// Managed is the stack when hammer started the servers itself, nil
 	// otherwise.
 	Managed *stack.Stack
+	// LockTTL is the race's lock TTL.
 	LockTTL time.Duration
 }
 
@@ -103,9 +104,11 @@ type Servers struct {
 type Worker struct {
 	// PauseFor is how long a pause, a stop or injected latency lasts.
 	PauseFor time.Duration
-	LockTTL  time.Duration
-	LockKey  string
-	Locker   *redislock.Locker
+	// LockTTL is the race's lock TTL, LockKey its lock, Locker the
+	// process's client of it.
+	LockTTL time.Duration
+	LockKey string
+	Locker  *redislock.Locker
 	// World is held for writing while the process is paused; heartbeats
 	// hold it for reading.
 	World *sync.RWMutex
@@ -130,13 +133,17 @@ type Hit struct {
 
 // Coordinator is what a fault can use in the coordinator.
 type Coordinator struct {
+	// PauseFor is how long a stop lasts; LockTTL and LockKey are the
+	// race's lock.
 	PauseFor, LockTTL time.Duration
 	LockKey           string
 	// RedisURL is Redis as the coordinator reaches it; WatchRedisURL as
 	// the workers do (see Servers).
 	RedisURL, WatchRedisURL string
-	Managed                 *stack.Stack
-	Procs                   Procs
+	// Managed is the stack when hammer started the servers, nil otherwise.
+	Managed *stack.Stack
+	// Procs are the race's worker processes.
+	Procs Procs
 }
 
 // Procs are the worker processes of a race, as faults act on them.
@@ -151,6 +158,8 @@ type Procs interface {
 
 // Target is a struck contender.
 type Target struct {
+	// Proc and Goroutine say where the contender runs, RequestID which
+	// request it makes.
 	Proc, Goroutine int
 	RequestID       string
 	// Key names the contender's attempt to its worker, to resume it.
