@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -19,8 +20,8 @@ import (
 // and the histograms; a contender only makes attempts. The built-in
 // strategies racing on Redis and PostgreSQL are one implementation
 // (builtin); an attempt that goes to a user's HTTP service is another
-// implementation of the same interface, and the driver needs no change
-// for it but the line that picks it.
+// implementation of the same interface, which a worker binary offers in
+// its Kit: the driver needs no change for it.
 type Contender interface {
 	// Warm readies one goroutine's share of what attempts use (its
 	// connection), before the go signal; an error fails the start-up.
@@ -28,6 +29,56 @@ type Contender interface {
 	// Attempt makes one attempt and records it in a: the instants of its
 	// phases and its outcome. It never fails: an error is an outcome.
 	Attempt(ctx context.Context, a *history.Attempt, rng *rand.Rand)
+}
+
+// Connect makes the Contender of one worker process, of a kind other than
+// the built-in strategies, from the settings the coordinator sent
+// (Options.ContenderConfig); it opens what the process's goroutines share,
+// and close releases it.
+type Connect func(ctx context.Context, s Session) (c Contender, close func(), err error)
+
+// Session is what a worker process knows when it connects its contender.
+type Session struct {
+	// Proc is the worker's number, Goroutines how many goroutines make
+	// attempts through the contender at once.
+	Proc, Goroutines int
+	// Seed is the race's seed.
+	Seed uint64
+	// Config is Options.ContenderConfig, as the coordinator sent it.
+	Config json.RawMessage
+}
+
+// Kit is what a worker binary offers besides the built-in strategies.
+type Kit struct {
+	// Contenders connect contenders of other kinds, by the name
+	// Options.Contender gives.
+	Contenders map[string]Connect
+	// Plants are broken variants of the built-in strategies, by the name
+	// Options.Plant gives (test binaries only).
+	Plants map[string]Plant
+}
+
+// check refuses a configuration that names a contender kind or a plant
+// the kit does not have.
+func (k Kit) check(cfg workerConfig) error {
+	if _, ok := k.Contenders[cfg.Contender]; cfg.Contender != "" && !ok {
+		return fmt.Errorf("unknown contender kind %q", cfg.Contender)
+	}
+	if _, ok := k.Plants[cfg.Plant]; cfg.Plant != "" && !ok {
+		return fmt.Errorf("unknown planted variant %q", cfg.Plant)
+	}
+	return nil
+}
+
+// connect makes the worker's contender: of the kind cfg names, or the
+// built-in strategy of its mode.
+func (k Kit) connect(ctx context.Context, cfg workerConfig, w *reporter, res *resumes) (Contender, func(), error) {
+	if cfg.Contender != "" {
+		return k.Contenders[cfg.Contender](ctx, Session{
+			Proc: cfg.Proc, Goroutines: cfg.Goroutines, Seed: cfg.Seed, Config: cfg.ContenderConfig,
+		})
+	}
+	return connectBuiltin(ctx, cfg, w, res, k.Plants[cfg.Plant])
 }
 
 // Plant deliberately breaks a built-in contender. Test binaries register
@@ -57,13 +108,13 @@ func (b *builtin) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Ran
 	b.c.Attempt(ctx, a, rng)
 }
 
-// connect opens the worker's Redis client and PostgreSQL pool, warms the
-// pool and wires the built-in contender of the configured mode, broken by
-// plant if one is given.
-func connect(ctx context.Context, cfg workerConfig, w *reporter, plant Plant) (Contender, *injector, func(), error) {
+// connectBuiltin opens the worker's Redis client and PostgreSQL pool,
+// warms the pool and wires the built-in contender of the configured mode,
+// broken by plant if one is given.
+func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *resumes, plant Plant) (Contender, func(), error) {
 	opt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("redis url: %w", err)
+		return nil, nil, fmt.Errorf("redis url: %w", err)
 	}
 	// One connection per contender (two under the duplicate fault):
 	// waiting for a pooled connection would blur the lock-wait measurement.
@@ -73,17 +124,17 @@ func connect(ctx context.Context, cfg workerConfig, w *reporter, plant Plant) (C
 	store, err := inventory.Open(ctx, cfg.PGURL, cfg.Schema, cfg.PoolSize)
 	if err != nil {
 		rdb.Close()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	closeAll := func() { store.Close(); rdb.Close() }
 	if err := store.Warm(ctx); err != nil {
 		closeAll()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	inj, err := newInjector(cfg, rdb, w)
+	inj, err := newInjector(cfg, rdb, w, res)
 	if err != nil {
 		closeAll()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	deps := strategy.Deps{
 		Redis:    rdb,
@@ -104,5 +155,5 @@ func connect(ctx context.Context, cfg workerConfig, w *reporter, plant Plant) (C
 	if plant != nil {
 		plant(c, deps)
 	}
-	return &builtin{c: c, locker: inj.locker}, inj, closeAll, nil
+	return &builtin{c: c, locker: inj.locker}, closeAll, nil
 }

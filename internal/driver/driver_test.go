@@ -20,7 +20,7 @@ const workerArg = "_driver_test_worker"
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
-		os.Exit(driver.WorkerMain(context.Background(), os.Stdin, os.Stdout, plants()))
+		os.Exit(driver.WorkerMain(context.Background(), os.Stdin, os.Stdout, driver.Kit{Plants: plants(), Contenders: contenders()}))
 	}
 	os.Exit(stacktest.Main(m))
 }

@@ -32,14 +32,15 @@ type injector struct {
 	// world is held for writing during an in-process pause.
 	world *sync.RWMutex
 
-	mu      sync.Mutex
-	seqs    map[*history.Attempt]int64 // holder number of each attempt
-	waiting map[string]chan struct{}   // attempts waiting to be resumed
+	resumes *resumes
+
+	mu   sync.Mutex
+	seqs map[*history.Attempt]int64 // holder number of each attempt
 }
 
 var _ strategy.Faults = (*injector)(nil)
 
-func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter) (*injector, error) {
+func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter, res *resumes) (*injector, error) {
 	f, err := fault.New(cfg.Fault)
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter) (*injector,
 		fault:   f,
 		world:   &sync.RWMutex{},
 		seqs:    map[*history.Attempt]int64{},
-		waiting: map[string]chan struct{}{},
+		resumes: res,
 	}
 	inj.hooks = &fault.Worker{
 		PauseFor: cfg.PauseFor, LockTTL: cfg.LockTTL, LockKey: cfg.LockKey,
@@ -108,10 +109,7 @@ func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point
 // waits until it is resumed (a crash never resumes).
 func (f *injector) strike(ctx context.Context, a *history.Attempt) error {
 	key := attemptKey(a)
-	ch := make(chan struct{})
-	f.mu.Lock()
-	f.waiting[key] = ch
-	f.mu.Unlock()
+	ch := f.resumes.wait(key)
 	f.rep.send(message{Strike: &strike{Key: key, Proc: a.Proc, Goroutine: a.Goroutine, RequestID: a.RequestID}})
 	select {
 	case <-ch:
@@ -121,17 +119,36 @@ func (f *injector) strike(ctx context.Context, a *history.Attempt) error {
 	}
 }
 
+// resumes are the struck contenders of a worker process waiting for the
+// coordinator to let them go on.
+type resumes struct {
+	mu      sync.Mutex
+	waiting map[string]chan struct{}
+}
+
+func newResumes() *resumes { return &resumes{waiting: map[string]chan struct{}{}} }
+
+// wait notes that the attempt key waits, and returns what is closed when
+// the coordinator resumes it.
+func (r *resumes) wait(key string) <-chan struct{} {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	r.waiting[key] = ch
+	r.mu.Unlock()
+	return ch
+}
+
 // listen resumes contenders as the coordinator says, until stdin closes.
-func (f *injector) listen(dec *json.Decoder) {
+func (r *resumes) listen(dec *json.Decoder) {
 	for {
 		var c control
 		if err := dec.Decode(&c); err != nil {
 			return
 		}
-		f.mu.Lock()
-		ch, ok := f.waiting[c.Resume]
-		delete(f.waiting, c.Resume)
-		f.mu.Unlock()
+		r.mu.Lock()
+		ch, ok := r.waiting[c.Resume]
+		delete(r.waiting, c.Resume)
+		r.mu.Unlock()
 		if ok {
 			close(ch)
 		}

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -50,6 +51,11 @@ type Options struct {
 	Managed *stack.Stack
 	// Plant names a broken variant the worker binary registered (tests only).
 	Plant string
+	// Contender names a kind of contender the worker binary offers in its
+	// Kit, and ContenderConfig is handed to it in every worker; empty
+	// races the built-in strategy of the scenario's mode.
+	Contender       string
+	ContenderConfig json.RawMessage
 	// Rate, if positive, switches to the open model: Rate attempts per
 	// second in all, for Duration, each timed from its intended start.
 	// Goroutines then caps how many run at once in each process.
@@ -127,6 +133,6 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend,
 		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
 		Schedule: fault.Schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),
-		PauseFor: o.PauseFor, Plant: o.Plant,
+		PauseFor: o.PauseFor, Plant: o.Plant, Contender: o.Contender, ContenderConfig: o.ContenderConfig,
 	}
 }

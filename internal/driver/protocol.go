@@ -13,6 +13,7 @@
 package driver
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -53,6 +54,10 @@ type workerConfig struct {
 	// Plant names a deliberately broken variant registered by a test
 	// binary; empty in the hammer binary.
 	Plant string `json:"plant,omitempty"`
+	// Contender names a contender kind of the worker's Kit, and
+	// ContenderConfig its settings; empty for the built-in strategies.
+	Contender       string          `json:"contender,omitempty"`
+	ContenderConfig json.RawMessage `json:"contender_config,omitempty"`
 
 	// Rate, if positive, switches to the open model: this worker issues
 	// Requests requests at Rate per second, the first Offset after the go

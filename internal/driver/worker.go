@@ -18,10 +18,10 @@ import (
 
 // WorkerMain is the body of a worker process: it reads its configuration
 // from in, connects, reports ready, waits for the go signal, runs its
-// contenders and streams one record per attempt to out. plants are the
-// broken variants a test binary offers (nil in hammer). It returns the
-// process exit code.
-func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[string]Plant) int {
+// contenders and streams one record per attempt to out. kit holds the
+// contenders of other kinds than the built-in strategies, and the broken
+// variants a test binary offers. It returns the process exit code.
+func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	logging.Disable() // failures reach the coordinator in the attempt records, not on stderr
 	dec := json.NewDecoder(bufio.NewReader(in))
 	w := &reporter{enc: json.NewEncoder(out)}
@@ -30,12 +30,12 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 		w.send(message{Fatal: fmt.Sprintf("read worker config: %v", err)})
 		return 2
 	}
-	plant, ok := plants[cfg.Plant]
-	if cfg.Plant != "" && !ok {
-		w.send(message{Fatal: fmt.Sprintf("unknown planted variant %q", cfg.Plant)})
+	if err := kit.check(cfg); err != nil {
+		w.send(message{Fatal: err.Error()})
 		return 2
 	}
-	c, inj, closeAll, err := connect(ctx, cfg, w, plant)
+	res := newResumes()
+	c, closeAll, err := kit.connect(ctx, cfg, w, res)
 	if err != nil {
 		w.send(message{Fatal: err.Error()})
 		return 3
@@ -57,7 +57,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, plants map[str
 		// The coordinator went away before the start: nothing was attempted.
 		return 3
 	}
-	go inj.listen(dec)
+	go res.listen(dec)
 	time.Sleep(time.Until(time.Unix(0, sig.At)))
 	close(start)
 	if cfg.Rate > 0 {
