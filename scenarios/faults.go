@@ -99,6 +99,10 @@ type FaultSpec struct {
 	// without the strategy being broken (a server or a process was taken
 	// away from it).
 	ExplainsErrors bool
+	// OnService: the fault can strike a user's service, a black box: it
+	// acts on processes, servers or requests, not at a point inside
+	// hammer's own strategies.
+	OnService bool
 }
 
 // faultTable is the fault table, in the order matrices and help list the
@@ -106,15 +110,15 @@ type FaultSpec struct {
 func faultTable() []FaultSpec {
 	return []FaultSpec{
 		{Fault: Pause, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
-		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2},
+		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2, OnService: true},
 		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
-		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true},
-		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true},
-		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true},
-		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1},
+		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
+		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
+		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true},
+		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1, OnService: true},
 		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1},
-		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true},
-		{Fault: Partition, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true},
+		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
+		{Fault: Partition, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
 	}
 }
 
@@ -195,6 +199,9 @@ func (f Fault) Proxied() bool { return f.Spec().Proxied }
 // NeedsManagedStack reports whether the fault needs servers hammer started
 // itself (it kills and replicates them).
 func (f Fault) NeedsManagedStack() bool { return f.Spec().NeedsManagedStack }
+
+// OnService reports whether the fault can strike a user's service.
+func (f Fault) OnService() bool { return f.Spec().OnService }
 
 // NeedsProcs is the fewest worker processes the fault can be shown with.
 func (f Fault) NeedsProcs() int { return f.Spec().NeedsProcs }

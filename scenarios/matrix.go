@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -24,7 +25,28 @@ func Gate() []Scenario {
 
 // ParseMatrix reads a matrix file: one cell per line, "mode fault expect
 // [extend]", blank lines and # comments ignored. Errors name the line.
-func ParseMatrix(r io.Reader) ([]Scenario, error) {
+func ParseMatrix(r io.Reader) ([]Scenario, error) { return parseMatrix(r, ParseMode) }
+
+// ParseVariantMatrix reads the matrix of a user's service: one cell per
+// line, "variant fault expect", a variant being one of variants (it races
+// as the cell's mode). Errors name the line.
+func ParseVariantMatrix(r io.Reader, variants []string) ([]Scenario, error) {
+	cells, err := parseMatrix(r, func(s string) (Mode, error) {
+		if slices.Contains(variants, s) {
+			return Mode(s), nil
+		}
+		return "", fmt.Errorf("unknown variant %q (want one of %s)", s, strings.Join(variants, ", "))
+	})
+	for _, c := range cells {
+		if c.Extend {
+			return nil, fmt.Errorf("cell %s: extend works on hammer's own lock only, not a service's", c.Name)
+		}
+	}
+	return cells, err
+}
+
+// parseMatrix reads a matrix whose first field parseMode reads.
+func parseMatrix(r io.Reader, parseMode func(string) (Mode, error)) ([]Scenario, error) {
 	var cells []Scenario
 	seen := map[string]int{}
 	sc := bufio.NewScanner(r)
@@ -34,7 +56,7 @@ func ParseMatrix(r io.Reader) ([]Scenario, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		cell, err := parseCell(fields)
+		cell, err := parseCell(fields, parseMode)
 		if err != nil {
 			return nil, fmt.Errorf("matrix line %d: %w", n, err)
 		}
@@ -53,11 +75,11 @@ func ParseMatrix(r io.Reader) ([]Scenario, error) {
 	return cells, nil
 }
 
-func parseCell(fields []string) (Scenario, error) {
+func parseCell(fields []string, parseMode func(string) (Mode, error)) (Scenario, error) {
 	if len(fields) < 3 || len(fields) > 4 {
 		return Scenario{}, fmt.Errorf("want \"mode fault expect [extend]\", got %d fields", len(fields))
 	}
-	mode, err := ParseMode(fields[0])
+	mode, err := parseMode(fields[0])
 	if err != nil {
 		return Scenario{}, err
 	}

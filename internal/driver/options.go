@@ -56,6 +56,9 @@ type Options struct {
 	// races the built-in strategy of the scenario's mode.
 	Contender       string
 	ContenderConfig json.RawMessage
+	// Backend is what the contenders sell from; nil is hammer's own
+	// inventory, raced by the built-in strategies.
+	Backend Backend
 	// Rate, if positive, switches to the open model: Rate attempts per
 	// second in all, for Duration, each timed from its intended start.
 	// Goroutines then caps how many run at once in each process.
@@ -109,6 +112,9 @@ func (o Options) withDefaults() Options {
 	if o.ReadBackWait == 0 {
 		o.ReadBackWait = defaultReadBackWait
 	}
+	if o.Backend == nil {
+		o.Backend = builtinBackend{}
+	}
 	return o
 }
 
@@ -128,7 +134,7 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 	return workerConfig{
 		Run: o.Scenario.Name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
 		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
-		LockKey: prefix + "lock:sector:" + fmt.Sprint(sectorID), Sector: sectorID,
+		LockKey: o.Backend.LockKey(prefix), Sector: sectorID,
 		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
 		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend,
 		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",

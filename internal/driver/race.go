@@ -21,8 +21,8 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	name := o.Scenario.Name
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
-	sector := history.Sector{Run: name, ID: sectorID, Capacity: o.Seats, Available: o.Seats}
-	if err = inventory.Create(ctx, o.PGURL, schema, sector); err != nil {
+	br := BackendRace{Run: name, Schema: schema, KeyPrefix: prefix, PGURL: o.PGURL, Seats: o.Seats, LockTTL: o.LockTTL}
+	if err = o.Backend.Create(ctx, br); err != nil {
 		return nil, err
 	}
 	if !o.Keep {
@@ -42,6 +42,11 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 		return nil, err
 	}
 	defer env.tearDown(ctx)
+	serving, err := startBackend(ctx, o, br, env, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer serving.stop()
 	ws, err := startWorkers(ctx, o, cfg)
 	if err != nil {
 		return nil, err
@@ -62,7 +67,9 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	env.startWindow(ctx, o, res.Run.GoAt)
 	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg.LockKey), fleet: ws, left: len(cfg.Schedule)}
+	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes, watch.Down(), res.Run.GoAt)
+	stopHolders()
 	res.Faults = append(res.Faults, strikes.finish()...)
 	res.Faults = append(res.Faults, env.windowEvents()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults)...)
@@ -70,8 +77,9 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 		res.Run.Incomplete = append(res.Run.Incomplete, interrupted)
 	}
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
+	res.Run.Incomplete = append(res.Run.Incomplete, serving.stop()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
-	back := inventory.ReadBackAll(ctx, o.PGURL, schema, name, sectorID, o.ReadBackWait)
+	back := o.Backend.ReadBack(ctx, br, o.ReadBackWait)
 	res.Run.Outages = watch.Stop()
 	res.addReadBack(back)
 	return res, nil

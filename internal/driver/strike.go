@@ -29,7 +29,7 @@ type striker struct {
 
 // handle acts on one strike request without blocking the collector.
 func (s *striker) handle(ctx context.Context, st strike) {
-	t := fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key}
+	t := fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key, Watched: st.Watched}
 	if s.left <= 0 {
 		s.fleet.Resume(t)
 		return
@@ -68,6 +68,9 @@ func (f *fleet) Signal(proc int, sig syscall.Signal) (int, error) {
 	pid := f.ws[proc].cmd.Process.Pid
 	return pid, syscall.Kill(pid, sig)
 }
+
+// Name implements fault.Procs.
+func (f *fleet) Name(proc int) string { return fmt.Sprintf("worker %d", proc) }
 
 // Crashed implements fault.Procs: the worker's death is on purpose.
 func (f *fleet) Crashed(proc int) { f.ws[proc].crashed.Store(true) }

@@ -30,5 +30,9 @@ func (crash) Strike(_ context.Context, c *Coordinator, t Target) (string, error)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("SIGKILL of worker %d (pid %d) in the middle of its sale", t.Proc, pid), nil
+	where := "in the middle of its sale"
+	if t.Watched {
+		where = "while it held the lock"
+	}
+	return fmt.Sprintf("SIGKILL of %s (pid %d) %s", c.Procs.Name(t.Proc), pid, where), nil
 }

@@ -148,9 +148,11 @@ type Coordinator struct {
 
 // Procs are the worker processes of a race, as faults act on them.
 type Procs interface {
-	// Signal sends sig to worker proc and returns its pid.
+	// Name names process proc in words: "worker 1", "replica 1".
+	Name(proc int) string
+	// Signal sends sig to process proc and returns its pid.
 	Signal(proc int, sig syscall.Signal) (int, error)
-	// Crashed marks worker proc as killed on purpose, before it is.
+	// Crashed marks process proc as killed on purpose, before it is.
 	Crashed(proc int)
 	// Resume lets the struck contender t go on.
 	Resume(t Target)
@@ -164,6 +166,9 @@ type Target struct {
 	RequestID       string
 	// Key names the contender's attempt to its worker, to resume it.
 	Key string
+	// Watched: the process was found holding the lock by a watch from
+	// outside (a user's replica), not stopped at a point of an attempt.
+	Watched bool
 }
 
 // Base does nothing at every step; faults embed it for the steps they do

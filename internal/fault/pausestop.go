@@ -29,5 +29,9 @@ func (pauseStop) Strike(ctx context.Context, c *Coordinator, t Target) (string, 
 		return "", err
 	}
 	c.Procs.Resume(t)
-	return fmt.Sprintf("SIGSTOP of worker %d (pid %d) between its read and its write, SIGCONT %s later", t.Proc, pid, c.PauseFor), nil
+	where := "between its read and its write"
+	if t.Watched {
+		where = "while it held the lock"
+	}
+	return fmt.Sprintf("SIGSTOP of %s (pid %d) %s, SIGCONT %s later", c.Procs.Name(t.Proc), pid, where, c.PauseFor), nil
 }

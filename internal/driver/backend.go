@@ -1,0 +1,136 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/fault"
+	"github.com/hammer-load/hammer/internal/inventory"
+)
+
+// Backend is what a race's contenders sell from, as the coordinator sees
+// it: hammer's own inventory for the built-in strategies, or a user's
+// service and its database. Race calls Create, then Start once the fault
+// set up the servers, and after the race ReadBack and Stop.
+type Backend interface {
+	// Create makes the race's data in its own schema, reaching PostgreSQL
+	// directly.
+	Create(ctx context.Context, r BackendRace) error
+	// Start starts what serves the race, reaching Redis and PostgreSQL as
+	// the workers do (through a fault's proxies), and returns the
+	// settings every worker's contender gets.
+	Start(ctx context.Context, r BackendRace, servers fault.Servers) (json.RawMessage, error)
+	// LockKey is the Redis key of the lock the contenders take, if any,
+	// under the race's key prefix.
+	LockKey(prefix string) string
+	// ReadBack reads the ledger and the sector row after the race, trying
+	// again for up to wait while PostgreSQL fails.
+	ReadBack(ctx context.Context, r BackendRace, wait time.Duration) inventory.ReadBack
+	// Stop stops what Start started and says what went wrong with it
+	// during the race (a replica that died), if anything.
+	Stop() []string
+}
+
+// BackendRace is what a Backend knows of its race.
+type BackendRace struct {
+	// Run names the race; Schema and KeyPrefix are its own, removed after
+	// the race.
+	Run, Schema, KeyPrefix string
+	// PGURL is PostgreSQL as the coordinator reaches it.
+	PGURL   string
+	Seats   int
+	LockTTL time.Duration
+}
+
+// Holders is a Backend whose processes a fault strikes instead of the
+// workers' (a user's replicas): it reports each new holder of the lock,
+// as the process that took it, and acts on those processes.
+type Holders interface {
+	fault.Procs
+	// WatchHolders calls held with the number of each new holder of the
+	// lock (from 1) and the process that holds it, until ctx ends.
+	WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int)) error
+}
+
+// builtin is hammer's own inventory: the sectors and sales tables of
+// internal/inventory.
+type builtinBackend struct{}
+
+var _ Backend = builtinBackend{}
+
+// Create makes the inventory's tables and the sector row.
+func (builtinBackend) Create(ctx context.Context, r BackendRace) error {
+	sector := history.Sector{Run: r.Run, ID: sectorID, Capacity: r.Seats, Available: r.Seats}
+	return inventory.Create(ctx, r.PGURL, r.Schema, sector)
+}
+
+// Start starts nothing: the workers reach the servers themselves.
+func (builtinBackend) Start(context.Context, BackendRace, fault.Servers) (json.RawMessage, error) {
+	return nil, nil
+}
+
+// LockKey is the sector's lock.
+func (builtinBackend) LockKey(prefix string) string { return prefix + "lock:sector:1" }
+
+// ReadBack reads the inventory's ledger and sector row.
+func (builtinBackend) ReadBack(ctx context.Context, r BackendRace, wait time.Duration) inventory.ReadBack {
+	return inventory.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, wait)
+}
+
+// Stop has nothing to stop.
+func (builtinBackend) Stop() []string { return nil }
+
+// serving is a started Backend during one race.
+type serving struct {
+	b       Backend
+	stopped bool
+	sched   []int64
+}
+
+// startBackend starts o's backend on the servers the fault set up and
+// hands what it returns to the workers (through cfg).
+func startBackend(ctx context.Context, o Options, br BackendRace, env *faultEnv, cfg *workerConfig) (*serving, error) {
+	settings, err := o.Backend.Start(ctx, br, env.servers)
+	if err != nil {
+		return nil, err
+	}
+	if settings != nil {
+		cfg.ContenderConfig = settings
+	}
+	return &serving{b: o.Backend, sched: cfg.Schedule}, nil
+}
+
+// stop stops the backend once and returns what went wrong with it.
+func (s *serving) stop() []string {
+	if s.stopped {
+		return nil
+	}
+	s.stopped = true
+	return s.b.Stop()
+}
+
+// strikeHolders, for a backend whose processes the fault strikes, watches
+// the lock's holders and has the scheduled ones struck; the workers'
+// contenders then ask for no strike themselves. It returns what ends the
+// watch.
+func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg workerConfig) func() {
+	h, ok := s.b.(Holders)
+	if !ok || len(s.sched) == 0 {
+		return func() {}
+	}
+	st.coord.Procs = h
+	watchCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = h.WatchHolders(watchCtx, cfg.LockKey, func(n int64, proc int) {
+			if slices.Contains(s.sched, n) {
+				st.handle(ctx, strike{Proc: proc, Goroutine: -1, RequestID: h.Name(proc), Watched: true})
+			}
+		})
+	}()
+	return func() { cancel(); <-done }
+}

@@ -1,0 +1,258 @@
+// Package replicas runs the replicas of a user's service that hammer
+// races: N copies of one command, each in its own process group on a free
+// loopback port, started together and checked ready over HTTP, watched for
+// deaths hammer did not cause, and stopped with everything they started.
+package replicas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec is how to start one replica.
+type Spec struct {
+	// Dir is the working directory; Command the argv, run there.
+	Dir     string
+	Command []string
+	// Env returns the environment of replica i listening on port (added
+	// to hammer's own).
+	Env func(i, port int) []string
+	// Ready is the GET path that answers 200 once a replica can serve;
+	// ReadyTimeout bounds the wait.
+	Ready        string
+	ReadyTimeout time.Duration
+}
+
+// Set is the running replicas of one race.
+type Set struct {
+	spec Spec
+	rs   []*replica
+}
+
+// replica is one started copy of the service.
+type replica struct {
+	index int
+	port  int
+	cmd   *exec.Cmd
+	out   *tail
+	done  chan struct{} // closed once the process exited and was reaped
+
+	mu      sync.Mutex
+	killed  bool   // hammer killed it on purpose (a crash fault, the stop)
+	exitErr string // how it ended, once done is closed
+	deaths  []string
+}
+
+// Start starts n replicas and waits until every one answers its ready
+// path. If one exits or is not ready in time, every replica is stopped and
+// the error says which one and why, quoting what it printed last.
+func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
+	if len(spec.Command) == 0 {
+		return nil, errors.New("no command to start the service with")
+	}
+	s := &Set{spec: spec}
+	for i := range n {
+		port, err := freePort()
+		if err != nil {
+			s.Stop()
+			return nil, err
+		}
+		r := &replica{index: i, port: port}
+		if err := s.launch(r); err != nil {
+			s.Stop()
+			return nil, err
+		}
+		s.rs = append(s.rs, r)
+	}
+	errs := make(chan error, n)
+	for _, r := range s.rs {
+		go func() { errs <- s.awaitReady(ctx, r) }()
+	}
+	var first error
+	for range s.rs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		s.Stop()
+		return nil, first
+	}
+	return s, nil
+}
+
+// launch starts r's process in its own process group, killed if hammer
+// dies.
+func (s *Set) launch(r *replica) error {
+	path := s.spec.Command[0]
+	if lp, err := exec.LookPath(path); err == nil {
+		path = lp
+	}
+	cmd := exec.Command(path, s.spec.Command[1:]...)
+	cmd.Dir = s.spec.Dir
+	cmd.Env = append(os.Environ(), s.spec.Env(r.index, r.port)...)
+	r.out = &tail{max: 4096}
+	cmd.Stdout, cmd.Stderr = r.out, r.out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start replica %d (%s): %w", r.index, s.spec.Command[0], err)
+	}
+	done := make(chan struct{})
+	r.mu.Lock()
+	r.cmd, r.done = cmd, done
+	r.mu.Unlock()
+	go func() {
+		err := cmd.Wait()
+		r.mu.Lock()
+		r.exitErr = "exited"
+		if err != nil {
+			r.exitErr = err.Error()
+		}
+		if !r.killed {
+			r.deaths = append(r.deaths, fmt.Sprintf("replica %d (pid %d) %s%s", r.index, cmd.Process.Pid, r.exitErr, r.out.suffix()))
+		}
+		r.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// pid is the pid (and process group) of r's current process.
+func (r *replica) pid() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cmd.Process.Pid
+}
+
+// exited returns what is closed once r's current process has exited.
+func (r *replica) exited() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
+
+// awaitReady polls r's ready path until it answers 200, r exits, the
+// timeout passes or ctx ends.
+func (s *Set) awaitReady(ctx context.Context, r *replica) error {
+	url := fmt.Sprintf("http://127.0.0.1:%d%s", r.port, s.spec.Ready)
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(s.spec.ReadyTimeout)
+	last := "no answer"
+	for time.Now().Before(deadline) {
+		resp, err := client.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = "status " + strconv.Itoa(resp.StatusCode)
+		}
+		select {
+		case <-r.exited():
+			return fmt.Errorf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), r.out.suffix())
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted while replica %d started: %w", r.index, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("replica %d (%s) not ready after %s (GET %s: %s)%s", r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, r.out.suffix())
+}
+
+// exit says how r ended; call only once r.done is closed.
+func (r *replica) exit() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.exitErr
+}
+
+// URLs are the replicas' base URLs, by index.
+func (s *Set) URLs() []string {
+	out := make([]string, len(s.rs))
+	for i, r := range s.rs {
+		out[i] = fmt.Sprintf("http://127.0.0.1:%d", r.port)
+	}
+	return out
+}
+
+// Len is how many replicas run.
+func (s *Set) Len() int { return len(s.rs) }
+
+// Signal sends sig to replica i's process group and returns its pid.
+func (s *Set) Signal(i int, sig syscall.Signal) (int, error) {
+	pid := s.rs[i].pid()
+	return pid, syscall.Kill(-pid, sig)
+}
+
+// Killed marks replica i as killed on purpose, before it is: its death is
+// not reported.
+func (s *Set) Killed(i int) {
+	r := s.rs[i]
+	r.mu.Lock()
+	r.killed = true
+	r.mu.Unlock()
+}
+
+// Restart starts replica i again on its port, once its last process is
+// gone, and waits until it is ready.
+func (s *Set) Restart(ctx context.Context, i int) error {
+	r := s.rs[i]
+	<-r.exited()
+	r.mu.Lock()
+	r.killed = false
+	r.mu.Unlock()
+	if err := s.launch(r); err != nil {
+		return err
+	}
+	return s.awaitReady(ctx, r)
+}
+
+// Deaths says which replicas died while hammer did not mean them to.
+func (s *Set) Deaths() []string {
+	var out []string
+	for _, r := range s.rs {
+		r.mu.Lock()
+		out = append(out, r.deaths...)
+		r.mu.Unlock()
+	}
+	return out
+}
+
+// Stop ends every replica and what it started: SIGTERM to each process
+// group, SIGKILL to what is left after a grace period.
+func (s *Set) Stop() {
+	for _, r := range s.rs {
+		r.mu.Lock()
+		r.killed = true
+		r.mu.Unlock()
+		_ = syscall.Kill(-r.pid(), syscall.SIGCONT) // a stopped replica cannot handle SIGTERM
+		_ = syscall.Kill(-r.pid(), syscall.SIGTERM)
+	}
+	for _, r := range s.rs {
+		select {
+		case <-r.exited():
+		case <-time.After(3 * time.Second):
+		}
+		// Children left in the group (a shell's, a runner's) go too.
+		_ = syscall.Kill(-r.pid(), syscall.SIGKILL)
+		<-r.exited()
+	}
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

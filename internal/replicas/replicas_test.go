@@ -1,0 +1,116 @@
+package replicas
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// pyServer is a replica that serves files on $PORT: a real process that
+// answers HTTP, as a user's service would.
+func pyServer(t *testing.T) Spec {
+	t.Helper()
+	return Spec{
+		Dir:          t.TempDir(),
+		Command:      []string{"sh", "-c", `exec python3 -m http.server "$PORT" --bind 127.0.0.1`},
+		Env:          func(i, port int) []string { return []string{fmt.Sprintf("PORT=%d", port)} },
+		Ready:        "/",
+		ReadyTimeout: 10 * time.Second,
+	}
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func TestStartSignalRestartStop(t *testing.T) {
+	s, err := Start(context.Background(), pyServer(t), 2)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	for _, u := range s.URLs() {
+		resp, err := http.Get(u + "/")
+		if err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+		resp.Body.Close()
+	}
+	if _, err := s.Signal(0, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Signal(0, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	s.Killed(1)
+	pid, err := s.Signal(1, syscall.SIGKILL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restart(context.Background(), 1); err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	if got := s.Deaths(); len(got) != 0 {
+		t.Errorf("Deaths = %v after a kill on purpose, want none", got)
+	}
+	if alive(pid) {
+		t.Errorf("killed pid %d still alive", pid)
+	}
+	// A death hammer did not cause is reported.
+	victim, _ := s.Signal(0, syscall.SIGKILL)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.Deaths()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := s.Deaths(); len(got) != 1 || !strings.Contains(got[0], fmt.Sprintf("replica 0 (pid %d)", victim)) {
+		t.Errorf("Deaths = %v, want replica 0 (pid %d) named", got, victim)
+	}
+	pids := []int{s.rs[0].pid(), s.rs[1].pid()}
+	s.Stop()
+	for _, p := range pids {
+		if alive(p) {
+			t.Errorf("pid %d alive after Stop", p)
+		}
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	tests := []struct {
+		name    string
+		command []string
+		ready   string
+		want    string
+	}{
+		{"exits at once", []string{"sh", "-c", "echo 'listen: address in use' >&2; exit 3"}, "/", "exit status 3 before it was ready: listen: address in use"},
+		{"never ready", []string{"sleep", "30"}, "/", "not ready after 1s"},
+		{"no such command", []string{"/nonexistent/ticketd"}, "/", "start replica 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := pyServer(t)
+			spec.Command, spec.Ready, spec.ReadyTimeout = tt.command, tt.ready, time.Second
+			start := time.Now()
+			s, err := Start(context.Background(), spec, 2)
+			if err == nil {
+				s.Stop()
+				t.Fatal("Start succeeded, want an error")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q, want it to say %q", err, tt.want)
+			}
+			if d := time.Since(start); d > 8*time.Second {
+				t.Errorf("took %s to fail", d)
+			}
+		})
+	}
+}
+
+func TestMain(m *testing.M) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		fmt.Fprintln(os.Stderr, "replicas tests need python3 (a stand-in HTTP service)")
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
