@@ -10,6 +10,7 @@ import (
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/internal/target"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -30,6 +31,7 @@ type raceFlags struct {
 	redisURL, pgURL   string
 	keep, quiet       bool
 	lockTTLSet        bool // --lock-ttl was given
+	target            targetFlags
 }
 
 // loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
@@ -67,6 +69,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.StringVar(&f.pgURL, "pg-url", "", "PostgreSQL `URL` of an external stack (default $"+envPGURL+")")
 	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
+	f.target.register(fs)
 }
 
 // Environment variables that name the servers of an external stack when
@@ -88,6 +91,9 @@ func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool)
 	}
 	if !isSet(fs, "pg-url") {
 		f.pgURL = os.Getenv(envPGURL)
+	}
+	if err := f.target.load(); err != nil {
+		return usageError(io, command(fs), "%v", err), false
 	}
 	return 0, true
 }
@@ -120,13 +126,18 @@ func (f *raceFlags) pauseFor(fault scenarios.Fault) time.Duration {
 // options are the driver options of scenario sc, but for what only a
 // running stack and the command know (run id, servers, worker, progress).
 func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
-	return driver.Options{
+	o := driver.Options{
 		Scenario: sc,
 		Procs:    f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,
 		LockTTL: f.ttlFor(sc.Fault), PauseFor: f.pauseFor(sc.Fault), LockWait: f.lockWait,
 		Timeout: f.timeout, ReadyTimeout: time.Minute,
 		Rate: f.rate, Duration: f.duration, Seed: f.seed, Keep: f.keep,
 	}
+	if t := f.target.file; t != nil {
+		v, _ := t.Variant(string(sc.Mode)) // the cells were made of its variants
+		o.Backend, o.Contender = target.NewBackend(t, v, f.target.replicas, f.seats), target.Kind
+	}
+	return o
 }
 
 // minDuration is the shortest TTL, wait or timeout hammer accepts: Redis
@@ -173,7 +184,7 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 			return err
 		}
 	}
-	return nil
+	return f.target.check(scns)
 }
 
 // checkOpenModel validates --rate and --duration.
@@ -197,7 +208,7 @@ func (f *raceFlags) checkOpenModel() error {
 // checkFault checks that the race can show fault: enough processes for a
 // process fault, enough contenders and seats for its strikes.
 func (f *raceFlags) checkFault(fault scenarios.Fault) error {
-	if n := fault.NeedsProcs(); f.procs < n {
+	if n := fault.NeedsProcs(); f.procs < n && f.target.file == nil {
 		return fmt.Errorf("the %s fault needs --procs %d or more (another process must go on racing)", fault, n)
 	}
 	contenders := f.procs * f.goroutines * f.attempts

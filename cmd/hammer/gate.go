@@ -23,7 +23,15 @@ func gateCmd(ctx context.Context, args []string, io stdio) int {
 		return usageError(io, "gate", "unexpected argument %q", fs.Arg(0))
 	}
 	cells := scenarios.Gate()
-	if *matrix != "" {
+	switch {
+	case f.target.file != nil && *matrix != "":
+		var err error
+		if cells, err = f.target.matrix(*matrix); err != nil {
+			return usageError(io, "gate", "%v", err)
+		}
+	case f.target.file != nil:
+		cells = f.target.variants()
+	case *matrix != "":
 		file, err := os.Open(*matrix)
 		if err != nil {
 			return usageError(io, "gate", "%v", err)

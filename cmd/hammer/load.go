@@ -19,5 +19,9 @@ func loadCmd(ctx context.Context, args []string, io stdio) int {
 	if fs.NArg() > 0 {
 		return usageError(io, "load", "unexpected argument %q", fs.Arg(0))
 	}
-	return raceAll(ctx, raceCommand{name: "load"}, &f, scenarios.Load(), io)
+	scns := scenarios.Load()
+	if f.target.file != nil {
+		scns = f.target.variants()
+	}
+	return raceAll(ctx, raceCommand{name: "load"}, &f, scns, io)
 }

@@ -44,6 +44,9 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	if err := driver.CheckHost(races); err != nil {
 		return usageError(io, cmd.name, "%v", err)
 	}
+	if err := f.target.build(ctx); err != nil {
+		return usageError(io, cmd.name, "%v", err)
+	}
 	exe, err := workerExecutable()
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)

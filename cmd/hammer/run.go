@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"strings"
 
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -17,16 +19,14 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	extend := fs.Bool("extend", false, "keep extending the lock's TTL while the holder works (heartbeat)")
 	fs.Float64Var(&f.rate, "rate", 0, "open model: issue `N` attempts per second in all (with --duration), timed from their intended start")
 	fs.DurationVar(&f.duration, "duration", 0, "open model: how long to issue attempts at --rate")
+	variant := fs.String("variant", "", "`variant` of the --target service to race")
 	if code, ok := f.parse(fs, args, io); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(io, "run", "unexpected argument %q", fs.Arg(0))
 	}
-	if *mode == "" {
-		return usageError(io, "run", "--mode is required (none, lock-only, update-only, lock-plus-update or fenced)")
-	}
-	m, err := scenarios.ParseMode(*mode)
+	m, err := runMode(&f, *mode, *variant)
 	if err != nil {
 		return usageError(io, "run", "%v", err)
 	}
@@ -34,9 +34,30 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return usageError(io, "run", "%v", err)
 	}
-	if *extend && !m.UsesLock() {
+	if *extend && (!m.UsesLock() || f.target.file != nil) {
 		return usageError(io, "run", "--extend needs a mode with a lock, not %s", m)
 	}
 	sc := scenarios.Scenario{Name: scenarios.CellName(m, flt, *extend), Mode: m, Fault: flt, Extend: *extend}
 	return raceAll(ctx, raceCommand{name: "run"}, &f, []scenarios.Scenario{sc}, io)
+}
+
+// runMode is what run races: a built-in mode (--mode), or a variant of
+// the --target service (--variant).
+func runMode(f *raceFlags, mode, variant string) (scenarios.Mode, error) {
+	switch t := f.target.file; {
+	case t == nil && variant != "":
+		return "", fmt.Errorf("--variant names a variant of a --target service; without --target use --mode")
+	case t == nil && mode == "":
+		return "", fmt.Errorf("--mode is required (none, lock-only, update-only, lock-plus-update or fenced)")
+	case t == nil:
+		return scenarios.ParseMode(mode)
+	case mode != "":
+		return "", fmt.Errorf("--mode races hammer's own strategies; with --target use --variant (one of %s)", strings.Join(t.VariantNames(), ", "))
+	case variant == "":
+		return "", fmt.Errorf("--variant is required with --target (one of %s)", strings.Join(t.VariantNames(), ", "))
+	}
+	if _, err := f.target.file.Variant(variant); err != nil {
+		return "", err
+	}
+	return scenarios.Mode(variant), nil
 }

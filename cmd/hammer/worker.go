@@ -11,5 +11,7 @@ import (
 // reaches the workers too (they share the terminal's process group), but
 // only the coordinator decides when a race stops: it kills the workers.
 func workerCmd(ctx context.Context, io stdio) int {
-	return driver.WorkerMain(context.WithoutCancel(ctx), io.in, io.out, driver.Kit{})
+	return driver.WorkerMain(context.WithoutCancel(ctx), io.in, io.out, driver.Kit{
+		Contenders: map[string]driver.Connect{target.Kind: target.Connect},
+	})
 }

@@ -74,6 +74,34 @@ type Store struct {
 // Create makes the run's schema with its tables and one sector row. It fails
 // if the schema already exists: hammer never reuses what it did not create.
 func Create(ctx context.Context, pgURL, schema string, sector history.Sector) error {
+	return createSchema(ctx, pgURL, schema, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fixtures.Schema()); err != nil {
+			return fmt.Errorf("create tables: %w", err)
+		}
+		_, err := tx.Exec(ctx, "INSERT INTO sectors (id, capacity, available) VALUES ($1, $2, $2)",
+			sector.ID, sector.Capacity)
+		if err != nil {
+			return fmt.Errorf("insert sector: %w", err)
+		}
+		return nil
+	})
+}
+
+// CreateWith makes the run's schema and runs setup in it, in one
+// transaction: the tables of a user's service. It fails if the schema
+// already exists.
+func CreateWith(ctx context.Context, pgURL, schema, setup string) error {
+	return createSchema(ctx, pgURL, schema, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, setup); err != nil {
+			return fmt.Errorf("setup SQL: %w", err)
+		}
+		return nil
+	})
+}
+
+// createSchema makes schema and fills it with fill, search_path set to
+// it, in one transaction.
+func createSchema(ctx context.Context, pgURL, schema string, fill func(pgx.Tx) error) error {
 	if !schemaName.MatchString(schema) {
 		return fmt.Errorf("create schema: %q is not a hammer schema name", schema)
 	}
@@ -89,15 +117,7 @@ func Create(ctx context.Context, pgURL, schema string, sector history.Sector) er
 		if _, err := tx.Exec(ctx, "SET LOCAL search_path TO "+pgx.Identifier{schema}.Sanitize()); err != nil {
 			return fmt.Errorf("set search_path: %w", err)
 		}
-		if _, err := tx.Exec(ctx, fixtures.Schema()); err != nil {
-			return fmt.Errorf("create tables: %w", err)
-		}
-		_, err := tx.Exec(ctx, "INSERT INTO sectors (id, capacity, available) VALUES ($1, $2, $2)",
-			sector.ID, sector.Capacity)
-		if err != nil {
-			return fmt.Errorf("insert sector: %w", err)
-		}
-		return nil
+		return fill(tx)
 	})
 }
 

@@ -24,9 +24,15 @@ type ReadBack struct {
 // schema, trying again for up to wait while PostgreSQL fails. A cancelled
 // ctx gets one try.
 func ReadBackAll(ctx context.Context, pgURL, schema, run string, id int, wait time.Duration) ReadBack {
+	return Retry(ctx, wait, func(ctx context.Context) ReadBack { return readBackOnce(ctx, pgURL, schema, run, id) })
+}
+
+// Retry calls once until it reads everything, it fails otherwise than by
+// PostgreSQL failing, wait passed, or ctx ended (one try then).
+func Retry(ctx context.Context, wait time.Duration, once func(context.Context) ReadBack) ReadBack {
 	deadline := time.Now().Add(wait)
 	for {
-		r := readBackOnce(ctx, pgURL, schema, run, id)
+		r := once(ctx)
 		err := r.LedgerErr
 		if err == nil {
 			err = r.SectorErr

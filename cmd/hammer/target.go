@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/hammer-load/hammer/internal/target"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// targetFlags point run, load and gate at a user's own service.
+type targetFlags struct {
+	path     string
+	replicas int
+	file     *target.File // loaded by load; nil without --target
+}
+
+// register defines --target and --replicas on fs.
+func (t *targetFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.path, "target", "", "target `file` describing your own service (see the README, \"Hammer your own service\")")
+	fs.IntVar(&t.replicas, "replicas", 3, "`replicas` of the service to start (with --target)")
+}
+
+// load reads the target file, when one was named.
+func (t *targetFlags) load() error {
+	if t.path == "" {
+		return nil
+	}
+	f, err := target.Load(t.path)
+	if err != nil {
+		return err
+	}
+	t.file = f
+	return nil
+}
+
+// variants are the cells of load: every variant of the file against its
+// expectation, without a fault.
+func (t *targetFlags) variants() []scenarios.Scenario {
+	var out []scenarios.Scenario
+	for _, v := range t.file.Variants() {
+		out = append(out, scenarios.Scenario{Name: v.Name, Mode: scenarios.Mode(v.Name), Expected: v.Expect})
+	}
+	return out
+}
+
+// matrix reads a variant × fault matrix for the file's service.
+func (t *targetFlags) matrix(path string) ([]scenarios.Scenario, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	cells, err := scenarios.ParseVariantMatrix(file, t.file.VariantNames())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cells, nil
+}
+
+// check refuses what a service cannot be raced with, before anything
+// starts.
+func (t *targetFlags) check(scns []scenarios.Scenario) error {
+	if t.file == nil {
+		return nil
+	}
+	if t.file.Service != nil && t.replicas < 1 {
+		return fmt.Errorf("--replicas must be at least 1, got %d", t.replicas)
+	}
+	for _, sc := range scns {
+		if err := t.checkFault(sc.Fault); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFault says why fault cannot strike the file's service, if it
+// cannot.
+func (t *targetFlags) checkFault(f scenarios.Fault) error {
+	switch {
+	case f == scenarios.NoFault:
+		return nil
+	case !f.OnService():
+		return fmt.Errorf("the %s fault acts at a point inside hammer's own strategies and cannot strike a service", f)
+	case f.Scheduled() && t.file.LockKey == "":
+		return fmt.Errorf("the %s fault strikes the holder of the service's lock: %s must name it in lock_key", f, t.path)
+	case f.NeedsProcs() > 1 && t.file.Service == nil:
+		return fmt.Errorf("the %s fault stops or kills replicas hammer started; %s lists urls of replicas it did not start", f, t.path)
+	case f.NeedsProcs() > 1 && t.replicas < f.NeedsProcs():
+		return fmt.Errorf("the %s fault needs --replicas %d or more (another replica must go on serving)", f, f.NeedsProcs())
+	}
+	return nil
+}
+
+// build runs the service's build step once.
+func (t *targetFlags) build(ctx context.Context) error {
+	if t.file == nil {
+		return nil
+	}
+	return target.Build(ctx, t.file)
+}

@@ -1,0 +1,178 @@
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/fault"
+	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/replicas"
+)
+
+// Kind names the contender of a user's service in a worker binary's
+// driver.Kit.
+const Kind = "http"
+
+// Backend is one variant of a user's service as the driver.Backend of a
+// race: its tables made by the file's setup SQL in the race's schema, its
+// replicas started with the race's servers, its own ledger read back with
+// the file's truth SQL. It is also the Holders the process faults strike.
+type Backend struct {
+	file     *File
+	variant  Variant
+	replicas int
+	seats    int
+
+	set      *replicas.Set // nil for replicas already running (urls:)
+	watchURL string        // the Redis the replicas reach, bypassing a proxy
+	restarts sync.WaitGroup
+
+	mu      sync.Mutex
+	trouble []string // restarts that failed
+}
+
+var (
+	_ driver.Backend = (*Backend)(nil)
+	_ driver.Holders = (*Backend)(nil)
+)
+
+// NewBackend is variant v of f, started as n replicas (when f says how),
+// for races of seats seats.
+func NewBackend(f *File, v Variant, n, seats int) *Backend {
+	return &Backend{file: f, variant: v, replicas: n, seats: seats}
+}
+
+// vals are the placeholders of the race's SQL, lock key and request.
+func (b *Backend) vals(prefix string) map[string]string {
+	return map[string]string{VarSector: "1", VarSeats: strconv.Itoa(b.seats), VarKeyPrefix: prefix}
+}
+
+// Create makes the race's schema and runs the file's setup SQL in it.
+func (b *Backend) Create(ctx context.Context, r driver.BackendRace) error {
+	if err := inventory.CreateWith(ctx, r.PGURL, r.Schema, Expand(b.file.Setup, b.vals(r.KeyPrefix))); err != nil {
+		return fmt.Errorf("%s: %w", b.file.Path, err)
+	}
+	return nil
+}
+
+// Start starts the replicas, each told the servers, its schema, its key
+// prefix and its port, and returns the request the workers send.
+func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault.Servers) (json.RawMessage, error) {
+	b.watchURL = servers.WatchRedisURL
+	urls := b.file.URLs
+	if s := b.file.Service; s != nil {
+		env := map[string]string{
+			VarRedisURL: servers.RedisURL, VarPGURL: servers.PGURL, VarPGSchema: r.Schema,
+			VarKeyPrefix: r.KeyPrefix, VarLockTTLMS: strconv.FormatInt(r.LockTTL.Milliseconds(), 10),
+		}
+		set, err := replicas.Start(ctx, replicas.Spec{
+			Dir: b.file.Dir, Command: s.Command, Ready: s.Ready, ReadyTimeout: s.ReadyTimeout,
+			Env: func(i, port int) []string { return b.env(env, i, port) },
+		}, b.replicas)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.file.Path, err)
+		}
+		b.set, urls = set, set.URLs()
+	}
+	return json.Marshal(b.file.Resolve(urls, b.vals(r.KeyPrefix)))
+}
+
+// env is the environment of replica i on port: the service's, then the
+// variant's, placeholders expanded, and the port.
+func (b *Backend) env(base map[string]string, i, port int) []string {
+	vals := maps.Clone(base)
+	vals[VarPort], vals[VarReplica] = strconv.Itoa(port), strconv.Itoa(i)
+	merged := maps.Clone(b.file.Service.Env)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, b.variant.Env)
+	out := []string{b.file.Service.PortEnv + "=" + strconv.Itoa(port)}
+	for k, v := range merged {
+		out = append(out, k+"="+Expand(v, vals))
+	}
+	return out
+}
+
+// LockKey is the file's lock key under the race's prefix.
+func (b *Backend) LockKey(prefix string) string { return Expand(b.file.LockKey, b.vals(prefix)) }
+
+// ReadBack reads the service's ledger and counter with the file's SQL.
+func (b *Backend) ReadBack(ctx context.Context, r driver.BackendRace, wait time.Duration) inventory.ReadBack {
+	vals := b.vals(r.KeyPrefix)
+	ledger, sector := Expand(b.file.Truth.Ledger, vals), Expand(b.file.Truth.Sector, vals)
+	return inventory.Retry(ctx, wait, func(ctx context.Context) inventory.ReadBack {
+		return inventory.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, ledger, sector)
+	})
+}
+
+// Stop stops the replicas, once the ones a crash killed are back, and
+// says which died without hammer killing them or did not come back.
+func (b *Backend) Stop() []string {
+	if b.set == nil {
+		return nil
+	}
+	b.restarts.Wait()
+	b.set.Stop()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append(b.set.Deaths(), b.trouble...)
+}
+
+// Name names replica proc.
+func (b *Backend) Name(proc int) string { return fmt.Sprintf("replica %d", proc) }
+
+// Signal sends sig to replica proc's process group.
+func (b *Backend) Signal(proc int, sig syscall.Signal) (int, error) {
+	if b.set == nil || proc < 0 || proc >= b.set.Len() {
+		return 0, fmt.Errorf("the lock's holder could not be traced to a replica hammer started")
+	}
+	return b.set.Signal(proc, sig)
+}
+
+// Crashed marks replica proc as killed on purpose and starts it again
+// once it is gone, as a supervisor would.
+func (b *Backend) Crashed(proc int) {
+	if b.set == nil || proc < 0 || proc >= b.set.Len() {
+		return
+	}
+	b.set.Killed(proc)
+	b.restarts.Add(1)
+	go func() {
+		defer b.restarts.Done()
+		if err := b.set.Restart(context.Background(), proc); err != nil {
+			b.mu.Lock()
+			b.trouble = append(b.trouble, fmt.Sprintf("replica %d did not come back after the crash: %v", proc, err))
+			b.mu.Unlock()
+		}
+	}()
+}
+
+// Resume does nothing: a replica is not held at a point of an attempt.
+func (b *Backend) Resume(fault.Target) {}
+
+// WatchHolders reports each new holder of the service's lock, as the
+// replica whose Redis client set it.
+func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int)) error {
+	opt, err := redis.ParseURL(b.watchURL)
+	if err != nil {
+		return err
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	owner := func(int) (int, bool) { return 0, false }
+	if b.set != nil {
+		owner = b.set.Owner
+	}
+	w := &holderWatch{rdb: rdb, lockKey: lockKey, owner: owner, tokens: map[string]int{}}
+	return w.run(ctx, func(n int64, proc int, _ string) { held(n, proc) })
+}
