@@ -85,6 +85,10 @@ type Attempt struct {
 	// connection, ran out of connections or was shutting down. Empty when
 	// the error is the strategy's own answer.
 	Infra string `json:"infra,omitempty"`
+	// Replica names the replica of a user's service that the attempt's
+	// request went to, "r<i> <host:port>" (i its 0-based index, e.g.
+	// "r1 127.0.0.1:41234"); empty for the built-in strategies.
+	Replica string `json:"replica,omitempty"`
 }
 
 // Sale is one row of the sales ledger as read back after a run.

@@ -22,6 +22,7 @@ func TestRedact(t *testing.T) {
 		"Records.Sectors[].Run",
 		"Records.Faults[].Run", "Records.Faults[].Fault", "Records.Faults[].RequestID",
 		"Manifest.Runs[].Outages[].Server", "Records.Attempts[].Infra",
+		"Records.Attempts[].Replica", // index and host:port, never the userinfo of a URL
 	}
 	const secret = "pw-Zq7"
 	var f Folder

@@ -1,0 +1,132 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// Request is what every worker process needs to make attempts against the
+// replicas of one race: the file's request with all but its per-request
+// placeholders resolved, and its rules. The coordinator sends it as
+// driver.Options.ContenderConfig; Connect decodes it.
+type Request struct {
+	// Replicas are the base URLs of the replicas (http://127.0.0.1:PORT),
+	// without a trailing slash.
+	Replicas []string `json:"replicas"`
+	// Method is the HTTP method of every request.
+	Method string `json:"method"`
+	// Path is appended to a replica's base URL. It, the values of
+	// Headers and Body hold no placeholder but {{request_id}} and
+	// {{contender}}, filled in per request.
+	Path string `json:"path"`
+	// Headers are set on every request; a Host header sets the host.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Body is the request body, sent as it is once expanded.
+	Body string `json:"body,omitempty"`
+	// Timeout bounds one request, from sending it to reading the body.
+	Timeout time.Duration `json:"timeout_ns"`
+	// Ready is the path the warm-up GETs on every replica; "/" when empty.
+	Ready string `json:"ready,omitempty"`
+	// Rules map a response to an outcome, first match first.
+	Rules Rules `json:"rules"`
+}
+
+// Resolve makes the Request of one race against the given replicas (their
+// base URLs): the file's request with the placeholders vals holds expanded
+// ({{sector}} and {{seats}}). {{request_id}} and {{contender}} are left
+// for each request, even when vals holds them.
+func (f *File) Resolve(replicas []string, vals map[string]string) Request {
+	vals = maps.Clone(vals)
+	delete(vals, VarRequestID)
+	delete(vals, VarContender)
+	headers := make(map[string]string, len(f.Request.Headers))
+	for k, v := range f.Request.Headers {
+		headers[k] = Expand(v, vals)
+	}
+	r := Request{
+		Method:  f.Request.Method,
+		Path:    Expand(f.Request.Path, vals),
+		Headers: headers,
+		Body:    Expand(f.Request.Body, vals),
+		Timeout: f.Request.Timeout,
+		Rules:   f.Responses,
+	}
+	for _, u := range replicas {
+		r.Replicas = append(r.Replicas, strings.TrimRight(u, "/"))
+	}
+	if f.Service != nil {
+		r.Ready = f.Service.Ready
+	}
+	return r
+}
+
+// check refuses a Request a worker cannot make attempts with.
+func (r Request) check() error {
+	switch {
+	case len(r.Replicas) == 0:
+		return errors.New("no replica to send requests to")
+	case !validToken(r.Method):
+		return fmt.Errorf("invalid method %q", r.Method)
+	case !strings.HasPrefix(r.Path, "/") || (r.Ready != "" && !strings.HasPrefix(r.Ready, "/")):
+		return fmt.Errorf("path %q or ready path %q does not start with /", r.Path, r.Ready)
+	case r.Timeout <= 0:
+		return fmt.Errorf("timeout %v is not positive", r.Timeout)
+	case len(r.Rules) == 0:
+		return errors.New("no response rule")
+	}
+	for i, rule := range r.Rules {
+		if err := rule.check(); err != nil {
+			return fmt.Errorf("response rule %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// check refuses a rule that cannot map a response to an outcome.
+func (r Rule) check() error {
+	switch r.Outcome {
+	case history.Sold:
+		if err := checkPointer(r.Seat); err != nil {
+			return fmt.Errorf("seat: %w", err)
+		}
+	case history.SoldOut, history.Rejected:
+	default:
+		return fmt.Errorf("outcome %q is not one of sold, sold_out, rejected", r.Outcome)
+	}
+	if r.JSON != nil {
+		return checkPointer(r.JSON.Pointer)
+	}
+	return nil
+}
+
+// replica is one replica the contender sends requests to.
+type replica struct {
+	// base is its base URL; name says which it is in the records:
+	// "r<i> <host:port>".
+	base, name string
+}
+
+// replicasOf names the replicas of r, checking that each base URL is one.
+func replicasOf(r Request) ([]replica, error) {
+	out := make([]replica, len(r.Replicas))
+	for i, base := range r.Replicas {
+		u, err := url.Parse(base)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("replica %d: %q is not a base URL such as http://127.0.0.1:8080", i, base)
+		}
+		host := u.Host
+		if u.Port() == "" {
+			port := map[string]string{"http": "80", "https": "443"}[u.Scheme]
+			host = net.JoinHostPort(u.Hostname(), port)
+		}
+		out[i] = replica{base: base, name: fmt.Sprintf("r%d %s", i, host)}
+	}
+	return out, nil
+}
