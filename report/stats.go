@@ -51,7 +51,13 @@ func measure(run history.Run, attempts []history.Attempt) stats {
 			s.Elapsed = max(s.Elapsed, time.Duration(a.Complete-run.GoAt))
 		}
 		if a.Outcome == history.Sold {
-			soldAt = append(soldAt, a.DBEnd)
+			// A user's service is a black box: its answer is when the
+			// client knew the sale was made.
+			at := a.DBEnd
+			if at == 0 {
+				at = a.Complete
+			}
+			soldAt = append(soldAt, at)
 		}
 		if a.LockAcquired != 0 && a.DBEnd != 0 && run.LockTTL > 0 {
 			s.Slack = append(s.Slack, time.Duration(run.LockTTL-(a.DBEnd-a.LockAcquired)))

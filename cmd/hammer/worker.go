@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/target"
 )
 
 // workerCmd is the hidden subcommand the coordinator starts in each worker

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
@@ -51,8 +53,13 @@ type BackendRace struct {
 type Holders interface {
 	fault.Procs
 	// WatchHolders calls held with the number of each new holder of the
-	// lock (from 1) and the process that holds it, until ctx ends.
+	// lock (from 1) and the process that holds it, as it takes the lock,
+	// until ctx ends.
 	WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int)) error
+	// InTransaction says where the sale of process proc stands on the
+	// service's database: inside a transaction that has read or written
+	// (where stopping or killing it matters), or only begun.
+	InTransaction(ctx context.Context, proc int) (in, begun bool, err error)
 }
 
 // builtin is hammer's own inventory: the sectors and sales tables of
@@ -121,16 +128,66 @@ func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg workerConf
 	if !ok || len(s.sched) == 0 {
 		return func() {}
 	}
-	st.coord.Procs = h
+	feed := &holderFeed{}
+	st.coord.Procs, st.coord.NextHolder, st.coord.InTransaction = h, feed.next, h.InTransaction
+	var again atomic.Int64 // strikes that missed, to make on later holders
+	st.onMiss = func() { again.Add(1) }
 	watchCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = h.WatchHolders(watchCtx, cfg.LockKey, func(n int64, proc int) {
-			if slices.Contains(s.sched, n) {
+		err := h.WatchHolders(watchCtx, cfg.LockKey, func(n int64, proc int) {
+			feed.publish(proc)
+			if slices.Contains(s.sched, n) || takeOne(&again) {
 				st.handle(ctx, strike{Proc: proc, Goroutine: -1, RequestID: h.Name(proc), Watched: true})
 			}
 		})
+		if err != nil {
+			st.record(history.FaultEvent{Detail: "watching the lock's holders", Failed: err.Error()})
+		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// holderFeed hands each new holder of the lock to whoever waits for one.
+type holderFeed struct {
+	mu      sync.Mutex
+	waiting []chan int
+}
+
+// next waits for the next holder and returns its process.
+func (f *holderFeed) next(ctx context.Context) (int, bool) {
+	ch := make(chan int, 1)
+	f.mu.Lock()
+	f.waiting = append(f.waiting, ch)
+	f.mu.Unlock()
+	select {
+	case p := <-ch:
+		return p, true
+	case <-ctx.Done():
+		return 0, false
+	}
+}
+
+// publish hands proc, the new holder, to every waiter.
+func (f *holderFeed) publish(proc int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ch := range f.waiting {
+		ch <- proc
+	}
+	f.waiting = nil
+}
+
+// takeOne takes one from n if it is positive.
+func takeOne(n *atomic.Int64) bool {
+	for {
+		v := n.Load()
+		if v <= 0 {
+			return false
+		}
+		if n.CompareAndSwap(v, v-1) {
+			return true
+		}
+	}
 }

@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -20,9 +21,12 @@ type striker struct {
 	fault fault.Injector
 	coord *fault.Coordinator
 	fleet *fleet
-	left  int // strikes still to make; later requests resume at once
+	// onMiss, if set, is told when a strike missed, to strike another.
+	onMiss func()
 
 	mu     sync.Mutex
+	left   int // strikes still to make; later requests resume at once
+	missed int
 	events []history.FaultEvent
 	wg     sync.WaitGroup
 }
@@ -30,16 +34,24 @@ type striker struct {
 // handle acts on one strike request without blocking the collector.
 func (s *striker) handle(ctx context.Context, st strike) {
 	t := fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key, Watched: st.Watched}
-	if s.left <= 0 {
+	s.mu.Lock()
+	take := s.left > 0
+	if take {
+		s.left--
+	}
+	s.mu.Unlock()
+	if !take {
 		s.fleet.Resume(t)
 		return
 	}
-	s.left--
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		start := time.Now()
 		detail, err := s.fault.Strike(ctx, s.coord, t)
+		if errors.Is(err, fault.ErrMissed) && s.miss() {
+			return
+		}
 		ev := history.FaultEvent{
 			Run: s.o.Scenario.Name, Fault: s.o.Scenario.Fault, Proc: st.Proc, Goroutine: st.Goroutine,
 			RequestID: st.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
@@ -47,10 +59,39 @@ func (s *striker) handle(ctx context.Context, st strike) {
 		if err != nil {
 			ev.Detail, ev.Failed = fmt.Sprintf("%s on %s", s.o.Scenario.Fault, st.RequestID), err.Error()
 		}
-		s.mu.Lock()
-		s.events = append(s.events, ev)
-		s.mu.Unlock()
+		s.record(ev)
 	}()
+}
+
+// maxMisses is how many holders a watch may find outside their
+// transaction before the fault is taken as failed.
+const maxMisses = 100
+
+// miss gives back the strike of a holder found outside its transaction,
+// so that a later holder is struck instead, and reports whether it may.
+func (s *striker) miss() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.missed >= maxMisses {
+		return false
+	}
+	s.missed++
+	s.left++
+	if s.onMiss != nil {
+		s.onMiss()
+	}
+	return true
+}
+
+// record keeps a fault event, stamped with the race and its fault.
+func (s *striker) record(ev history.FaultEvent) {
+	ev.Run, ev.Fault = s.o.Scenario.Name, s.o.Scenario.Fault
+	if ev.Start == 0 {
+		ev.Proc, ev.Goroutine, ev.Start, ev.End = -1, -1, time.Now().UnixNano(), time.Now().UnixNano()
+	}
+	s.mu.Lock()
+	s.events = append(s.events, ev)
+	s.mu.Unlock()
 }
 
 // finish waits for strikes in progress and returns the fault events.

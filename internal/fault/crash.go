@@ -24,7 +24,10 @@ func (crash) At(ctx context.Context, w *Worker, h Hit) error {
 }
 
 // Strike kills the process; the contender never resumes.
-func (crash) Strike(_ context.Context, c *Coordinator, t Target) (string, error) {
+func (crash) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
+	if err := stopInside(ctx, c, t); err != nil {
+		return "", err
+	}
 	c.Procs.Crashed(t.Proc)
 	pid, err := c.Procs.Signal(t.Proc, syscall.SIGKILL)
 	if err != nil {
@@ -32,7 +35,7 @@ func (crash) Strike(_ context.Context, c *Coordinator, t Target) (string, error)
 	}
 	where := "in the middle of its sale"
 	if t.Watched {
-		where = "while it held the lock"
+		where = "while it held the lock, inside its transaction"
 	}
 	return fmt.Sprintf("SIGKILL of %s (pid %d) %s", c.Procs.Name(t.Proc), pid, where), nil
 }

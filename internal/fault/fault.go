@@ -144,7 +144,62 @@ type Coordinator struct {
 	Managed *stack.Stack
 	// Procs are the race's worker processes.
 	Procs Procs
+	// NextHolder, when a watch follows the lock's holders (a user's
+	// replicas), waits for the next contender to take the lock and
+	// returns its process; nil otherwise.
+	NextHolder func(ctx context.Context) (proc int, ok bool)
+	// InTransaction, when a watch follows the holders, says where the
+	// sale of process proc stands on the service's database: inside a
+	// transaction that has read or written (in), or one only begun; nil
+	// otherwise.
+	InTransaction func(ctx context.Context, proc int) (in, begun bool, err error)
 }
+
+// ErrMissed is what Strike returns when a process it stopped turned out
+// not to be inside its sale (before or after its transaction): it was let
+// go at once, and another holder should be struck instead.
+var ErrMissed = errors.New("the holder was not inside its transaction")
+
+// stopInside stops a watched holder inside its sale: it steps the
+// process (SIGSTOP, look, SIGCONT a moment) until its transaction has
+// read or written, and leaves it stopped there. A holder that gets
+// through its transaction, or starts none, between two looks is let go
+// with ErrMissed. A holder struck at a point of its attempt is taken as
+// it is.
+func stopInside(ctx context.Context, c *Coordinator, t Target) error {
+	if !t.Watched || c.InTransaction == nil {
+		return nil
+	}
+	seen := false // its transaction has begun
+	for range maxSteps {
+		if _, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP); err != nil {
+			return err
+		}
+		in, begun, err := c.InTransaction(ctx, t.Proc)
+		switch {
+		case err == nil && in:
+			return nil
+		case err == nil && !begun && seen:
+			err = ErrMissed // committed between two looks
+		}
+		seen = seen || begun
+		if _, cerr := c.Procs.Signal(t.Proc, syscall.SIGCONT); cerr != nil && err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		Sleep(ctx, stepFor)
+	}
+	return ErrMissed
+}
+
+// maxSteps and stepFor bound stopInside: a holder is let run stepFor at a
+// time, at most maxSteps times.
+const (
+	maxSteps = 40
+	stepFor  = 100 * time.Microsecond
+)
 
 // Procs are the worker processes of a race, as faults act on them.
 type Procs interface {

@@ -45,6 +45,27 @@ func awaitNewHolder(ctx context.Context, c *Coordinator) string {
 	return "nobody took the lock before the old holder went on"
 }
 
+// awaitTakeover waits until a contender takes the lock anew (its value
+// changes to another holder's), at most ten TTLs, and returns when.
+func awaitTakeover(ctx context.Context, c *Coordinator) time.Time {
+	rdb, err := dial(c.WatchRedisURL)
+	if err != nil {
+		return time.Now()
+	}
+	defer rdb.Close()
+	was, _ := rdb.Get(ctx, c.LockKey).Result()
+	deadline := time.Now().Add(10 * c.LockTTL)
+	for time.Now().Before(deadline) {
+		if v, err := rdb.Get(ctx, c.LockKey).Result(); err == nil && v != was {
+			break
+		}
+		if !Sleep(ctx, 100*time.Microsecond) {
+			break
+		}
+	}
+	return time.Now()
+}
+
 func dial(rawURL string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {

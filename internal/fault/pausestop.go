@@ -20,18 +20,21 @@ func (pauseStop) At(ctx context.Context, w *Worker, h Hit) error {
 
 // Strike stops the process, waits and lets it go on.
 func (pauseStop) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
+	if err := stopInside(ctx, c, t); err != nil {
+		return "", err
+	}
 	pid, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP)
 	if err != nil {
 		return "", err
 	}
 	Sleep(ctx, c.PauseFor) // cut short when the race is interrupted
+	where := "between its read and its write"
+	if t.Watched {
+		where = "while it held the lock, inside its transaction"
+	}
 	if _, err := c.Procs.Signal(t.Proc, syscall.SIGCONT); err != nil {
 		return "", err
 	}
 	c.Procs.Resume(t)
-	where := "between its read and its write"
-	if t.Watched {
-		where = "while it held the lock"
-	}
 	return fmt.Sprintf("SIGSTOP of %s (pid %d) %s, SIGCONT %s later", c.Procs.Name(t.Proc), pid, where, c.PauseFor), nil
 }

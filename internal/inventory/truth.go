@@ -41,3 +41,44 @@ func ReadTruth(ctx context.Context, pgURL, schema, run string, id int, ledgerSQL
 	}
 	return ReadBack{Sales: sales, Sector: &sec}
 }
+
+// Activity watches the transactions of the connections to a database,
+// over one connection of its own.
+type Activity struct {
+	conn *pgx.Conn
+}
+
+// OpenActivity connects to pgURL's database to watch its transactions.
+func OpenActivity(ctx context.Context, pgURL string) (*Activity, error) {
+	conn, err := connect(ctx, pgURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Activity{conn: conn}, nil
+}
+
+// Close closes the watch's connection.
+func (a *Activity) Close() { a.conn.Close(context.Background()) }
+
+// Transactions maps the client port of every other connection inside a
+// transaction to whether that transaction has run a statement of its own
+// (a read or a write), not just its BEGIN; a transaction at its COMMIT or
+// ROLLBACK is left out.
+func (a *Activity) Transactions(ctx context.Context) (map[int]bool, error) {
+	rows, err := a.conn.Query(ctx, `SELECT client_port, query !~* '^\s*(begin|start transaction)'
+		FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()
+		AND client_port IS NOT NULL AND xact_start IS NOT NULL
+		AND query !~* '^\s*(commit|end|rollback|abort)'`)
+	if err != nil {
+		return nil, fmt.Errorf("list transactions: %w", err)
+	}
+	out := map[int]bool{}
+	var port int
+	var ran bool
+	_, err = pgx.ForEachRow(rows, []any{&port, &ran}, func() error {
+		out[port] = ran
+		return nil
+	})
+	return out, err
+}

@@ -2,36 +2,44 @@ package replicas
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 )
 
-// Owner says which replica holds the local end of the TCP connection from
-// 127.0.0.1:port: the replica one of whose processes has that socket open.
-// It is how a client Redis names (its address) maps to a replica.
+// Owner says which replica holds the local end of a TCP connection from
+// port: the replica one of whose processes has that socket open. It is
+// how a client Redis names by its address maps to a replica. Lookups are
+// served from a map of every replica's sockets, made again on a miss.
 func (s *Set) Owner(port int) (int, bool) {
-	inode, ok := socketInode(port)
-	if !ok {
-		return 0, false
+	s.ownerMu.Lock()
+	defer s.ownerMu.Unlock()
+	if r, ok := s.owners[port]; ok {
+		return r, true
 	}
-	target := fmt.Sprintf("socket:[%s]", inode)
+	s.owners = s.sockets()
+	r, ok := s.owners[port]
+	return r, ok
+}
+
+// sockets maps the local port of every TCP socket a replica's processes
+// hold to the replica.
+func (s *Set) sockets() map[int]int {
+	inodes := map[string]int{} // socket inode -> replica
 	for i, r := range s.rs {
 		for _, pid := range groupPIDs(r.pid()) {
-			if hasFD(pid, target) {
-				return i, true
+			dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				link, err := os.Readlink(filepath.Join(dir, e.Name()))
+				if inode, ok := strings.CutPrefix(link, "socket:["); err == nil && ok {
+					inodes[strings.TrimSuffix(inode, "]")] = i
+				}
 			}
 		}
 	}
-	return 0, false
-}
-
-// socketInode finds, in /proc/net/tcp and tcp6, the inode of the socket
-// whose local port is port.
-func socketInode(port int) (string, bool) {
-	want := fmt.Sprintf(":%04X", port)
+	out := map[int]int{}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(table)
 		if err != nil {
@@ -40,14 +48,19 @@ func socketInode(port int) (string, bool) {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
-			if len(fields) > 9 && strings.HasSuffix(fields[1], want) {
-				f.Close()
-				return fields[9], true
+			if len(fields) < 10 {
+				continue
+			}
+			r, ok := inodes[fields[9]]
+			_, hexPort, found := strings.Cut(fields[1], ":")
+			port, err := strconv.ParseInt(hexPort, 16, 32)
+			if ok && found && err == nil {
+				out[int(port)] = r
 			}
 		}
 		f.Close()
 	}
-	return "", false
+	return out
 }
 
 // groupPIDs lists the processes of process group pgid.
@@ -71,17 +84,4 @@ func groupPIDs(pgid int) []int {
 		}
 	}
 	return out
-}
-
-// hasFD reports whether process pid has an open file descriptor linking
-// to target.
-func hasFD(pid int, target string) bool {
-	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if link, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && link == target {
-			return true
-		}
-	}
-	return false
 }

@@ -36,6 +36,9 @@ type Spec struct {
 type Set struct {
 	spec Spec
 	rs   []*replica
+
+	ownerMu sync.Mutex
+	owners  map[int]int // local port of a replica's socket -> replica
 }
 
 // replica is one started copy of the service.

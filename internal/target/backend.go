@@ -32,8 +32,10 @@ type Backend struct {
 	replicas int
 	seats    int
 
-	set      *replicas.Set // nil for replicas already running (urls:)
-	watchURL string        // the Redis the replicas reach, bypassing a proxy
+	set      *replicas.Set       // nil for replicas already running (urls:)
+	watchURL string              // the Redis the replicas reach, bypassing a proxy
+	pgURL    string              // PostgreSQL as the coordinator reaches it
+	activity *inventory.Activity // opened by the first InTransaction
 	restarts sync.WaitGroup
 
 	mu      sync.Mutex
@@ -58,6 +60,7 @@ func (b *Backend) vals(prefix string) map[string]string {
 
 // Create makes the race's schema and runs the file's setup SQL in it.
 func (b *Backend) Create(ctx context.Context, r driver.BackendRace) error {
+	b.pgURL = r.PGURL
 	if err := inventory.CreateWith(ctx, r.PGURL, r.Schema, Expand(b.file.Setup, b.vals(r.KeyPrefix))); err != nil {
 		return fmt.Errorf("%s: %w", b.file.Path, err)
 	}
@@ -123,6 +126,9 @@ func (b *Backend) Stop() []string {
 	}
 	b.restarts.Wait()
 	b.set.Stop()
+	if b.activity != nil {
+		b.activity.Close()
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append(b.set.Deaths(), b.trouble...)
@@ -161,18 +167,41 @@ func (b *Backend) Crashed(proc int) {
 func (b *Backend) Resume(fault.Target) {}
 
 // WatchHolders reports each new holder of the service's lock, as the
-// replica whose Redis client set it.
+// replica whose Redis client took it.
 func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int)) error {
 	opt, err := redis.ParseURL(b.watchURL)
 	if err != nil {
 		return err
 	}
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
 	owner := func(int) (int, bool) { return 0, false }
 	if b.set != nil {
 		owner = b.set.Owner
 	}
-	w := &holderWatch{rdb: rdb, lockKey: lockKey, owner: owner, tokens: map[string]int{}}
-	return w.run(ctx, func(n int64, proc int, _ string) { held(n, proc) })
+	w := &holderWatch{opt: opt, lockKey: lockKey, owner: owner}
+	return w.run(ctx, held)
+}
+
+// InTransaction says where replica proc's sale is: inside a transaction
+// that has read or written (in), only begun (begun), or neither.
+func (b *Backend) InTransaction(ctx context.Context, proc int) (in, begun bool, err error) {
+	if b.set == nil {
+		return false, false, fmt.Errorf("no replica hammer started")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.activity == nil {
+		if b.activity, err = inventory.OpenActivity(ctx, b.pgURL); err != nil {
+			return false, false, err
+		}
+	}
+	txs, err := b.activity.Transactions(ctx)
+	if err != nil {
+		return false, false, err
+	}
+	for port, ran := range txs {
+		if r, ok := b.set.Owner(port); ok && r == proc {
+			in, begun = in || ran, begun || !ran
+		}
+	}
+	return in, begun, nil
 }

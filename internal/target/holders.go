@@ -1,118 +1,193 @@
 package target
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// holderWatch follows the holders of a service's lock from outside: Redis's
-// MONITOR stream says which client sent which token in a SET of the lock
-// key, and polling the key says when a new token holds it. The client's
-// address maps to the replica that holds its socket.
+// holderWatch follows the holders of a service's lock from outside, in
+// Redis's MONITOR stream: Redis runs commands one at a time and MONITOR
+// shows them in that order, so a SET … NX of the lock key while the lock
+// is free (never taken, released by a DEL, or past its TTL) is the next
+// holder taking it. The line names the client's address, which maps to
+// the replica that holds its socket.
 type holderWatch struct {
-	rdb     *redis.Client
+	opt     *redis.Options // for MONITOR's own connection
 	lockKey string
 	owner   func(port int) (int, bool)
-
-	mu     sync.Mutex
-	tokens map[string]int // token -> client port that set it
 }
-
-// pollEvery is how often the lock key is read: a holder of a few
-// milliseconds is seen while it still holds the lock.
-const pollEvery = 200 * time.Microsecond
 
 // run calls held with each new holder (numbered from 1) and the replica
-// that holds it (-1 when its client could not be mapped), until ctx ends.
-func (w *holderWatch) run(ctx context.Context, held func(n int64, proc int, token string)) error {
-	lines := make(chan string, 1024)
-	mon := w.rdb.Monitor(ctx, lines)
-	mon.Start()
-	defer mon.Stop()
-	go w.follow(ctx, lines)
-	var n int64
-	last := ""
-	for ctx.Err() == nil {
-		v, err := w.rdb.Get(ctx, w.lockKey).Result()
-		if err == nil && v != last {
-			n++
-			held(n, w.proc(ctx, v), v)
-		}
-		if err == nil || err == redis.Nil {
-			last = v
-		}
-		sleepCtx(ctx, pollEvery)
-	}
-	return nil
-}
-
-// follow records, from MONITOR lines, which client port set which token
-// on the lock key.
-func (w *holderWatch) follow(ctx context.Context, lines <-chan string) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case line := <-lines:
-			port, token, ok := parseSet(line, w.lockKey)
-			if ok {
-				w.mu.Lock()
-				w.tokens[token] = port
-				w.mu.Unlock()
-			}
-		}
-	}
-}
-
-// proc maps the client that set token to a replica, waiting a little for
-// the MONITOR line that may trail the read of the key.
-func (w *holderWatch) proc(ctx context.Context, token string) int {
-	for range 50 {
-		w.mu.Lock()
-		port, ok := w.tokens[token]
-		w.mu.Unlock()
-		if ok {
-			if r, ok := w.owner(port); ok {
-				return r
-			}
-			return -1
-		}
-		sleepCtx(ctx, 100*time.Microsecond)
-	}
-	return -1
-}
-
-// parseSet reads a MONITOR line such as
-//
-//	1700000000.123456 [0 127.0.0.1:50312] "set" "key" "tok" "px" "150" "nx"
-//
-// and returns the client's port and the token when it is a SET of key.
-func parseSet(line, key string) (port int, token string, ok bool) {
-	open, close := strings.IndexByte(line, '['), strings.IndexByte(line, ']')
-	if open < 0 || close < open {
-		return 0, "", false
-	}
-	addr := strings.Fields(line[open+1 : close])
-	if len(addr) != 2 {
-		return 0, "", false
-	}
-	_, p, err := net.SplitHostPort(addr[1])
+// that holds it (-1 when its client could not be traced), as soon as
+// MONITOR shows it taking the lock, until ctx ends.
+func (w *holderWatch) run(ctx context.Context, held func(n int64, proc int)) error {
+	conn, err := monitor(ctx, w.opt)
 	if err != nil {
-		return 0, "", false
+		return err
 	}
-	args := quoted(line[close+1:])
-	if len(args) < 3 || !strings.EqualFold(args[0], "set") || args[1] != key {
-		return 0, "", false
+	defer conn.Close()
+	sc := bufio.NewScanner(conn)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	var st lockState
+	var n int64
+	for sc.Scan() {
+		if port, _, ok := st.step(sc.Text(), w.lockKey); ok {
+			n++
+			proc, found := w.owner(port)
+			if !found {
+				proc = -1
+			}
+			held(n, proc)
+		}
 	}
-	port, err = strconv.Atoi(p)
-	return port, args[2], err == nil
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("monitor the lock: %v", sc.Err())
 }
+
+// lockState is the lock as the MONITOR stream tells it.
+type lockState struct {
+	holder  string  // token of the holder; "" when free
+	expires float64 // when the holder's TTL runs out (MONITOR's clock, s)
+}
+
+// step reads one MONITOR line and reports a client taking the lock: its
+// port and token.
+func (s *lockState) step(line, key string) (port int, token string, taken bool) {
+	m, ok := parseMonitor(line)
+	if !ok || len(m.args) < 2 || m.args[1] != key {
+		return 0, "", false
+	}
+	switch strings.ToLower(m.args[0]) {
+	case "del", "unlink":
+		s.holder = ""
+	case "set":
+		if len(m.args) < 3 || !hasFlag(m.args[3:], "nx") {
+			return 0, "", false
+		}
+		if s.holder != "" && m.at < s.expires {
+			return 0, "", false // held: this SET NX fails
+		}
+		s.holder, s.expires = m.args[2], m.at+ttlSeconds(m.args[3:])
+		return m.port, m.args[2], m.port > 0
+	}
+	return 0, "", false
+}
+
+// monitorLine is one command of a MONITOR stream.
+type monitorLine struct {
+	at   float64 // Redis's clock, seconds
+	port int     // the client's port; 0 for a script's own commands
+	args []string
+}
+
+// parseMonitor reads a MONITOR line such as
+//
+//	+1700000000.123456 [0 127.0.0.1:50312] "set" "key" "tok" "px" "150" "nx"
+func parseMonitor(line string) (monitorLine, bool) {
+	line = strings.TrimPrefix(line, "+")
+	open, close := strings.IndexByte(line, '['), strings.IndexByte(line, ']')
+	if open < 1 || close < open {
+		return monitorLine{}, false
+	}
+	at, err := strconv.ParseFloat(strings.TrimSpace(line[:open]), 64)
+	if err != nil {
+		return monitorLine{}, false
+	}
+	m := monitorLine{at: at, args: quoted(line[close+1:])}
+	if addr := strings.Fields(line[open+1 : close]); len(addr) == 2 {
+		if _, p, err := net.SplitHostPort(addr[1]); err == nil {
+			m.port, _ = strconv.Atoi(p)
+		}
+	}
+	return m, true
+}
+
+// hasFlag reports whether opts holds flag, in any case.
+func hasFlag(opts []string, flag string) bool {
+	for _, o := range opts {
+		if strings.EqualFold(o, flag) {
+			return true
+		}
+	}
+	return false
+}
+
+// ttlSeconds reads a SET's PX or EX option; without one the key never
+// expires.
+func ttlSeconds(opts []string) float64 {
+	for i := 0; i+1 < len(opts); i++ {
+		n, err := strconv.ParseFloat(opts[i+1], 64)
+		switch {
+		case err != nil:
+		case strings.EqualFold(opts[i], "px"):
+			return n / 1000
+		case strings.EqualFold(opts[i], "ex"):
+			return n
+		}
+	}
+	return math.Inf(1)
+}
+
+// monitor opens a connection of its own to Redis and turns it into a
+// MONITOR stream (go-redis's own MONITOR loses lines).
+func monitor(ctx context.Context, opt *redis.Options) (net.Conn, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", opt.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("monitor the lock: %w", err)
+	}
+	context.AfterFunc(ctx, func() { conn.Close() })
+	r := bufio.NewReader(conn)
+	send := func(args ...string) error {
+		var b strings.Builder
+		fmt.Fprintf(&b, "*%d\r\n", len(args))
+		for _, a := range args {
+			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+		}
+		if _, err := conn.Write([]byte(b.String())); err != nil {
+			return err
+		}
+		reply, err := r.ReadString('\n')
+		if err == nil && strings.HasPrefix(reply, "-") {
+			err = errors.New(strings.TrimSpace(reply[1:]))
+		}
+		return err
+	}
+	if opt.Password != "" {
+		args := []string{"AUTH", opt.Password}
+		if opt.Username != "" {
+			args = []string{"AUTH", opt.Username, opt.Password}
+		}
+		if err := send(args...); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("monitor the lock: %w", err)
+		}
+	}
+	if err := send("MONITOR"); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("monitor the lock: %w", err)
+	}
+	return &bufConn{Conn: conn, r: r}, nil
+}
+
+// bufConn is a connection whose reads go through the reader that already
+// buffered part of what it sent.
+type bufConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // quoted splits the double-quoted, backslash-escaped arguments of a
 // MONITOR line.
@@ -136,15 +211,5 @@ func quoted(s string) []string {
 			return out
 		}
 		s = s[j+1:]
-	}
-}
-
-// sleepCtx waits for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
 	}
 }

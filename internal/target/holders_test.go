@@ -2,25 +2,30 @@ package target
 
 import "testing"
 
-func TestParseSet(t *testing.T) {
-	tests := []struct {
-		name, line string
-		port       int
-		token      string
-		ok         bool
+// TestLockState follows a lock through a MONITOR stream: failed SET NX
+// while held, a release, an expiry, another key, a script's own DEL.
+func TestLockState(t *testing.T) {
+	lines := []struct {
+		line  string
+		port  int
+		token string
 	}{
-		{"go-redis", `1700000000.123456 [0 127.0.0.1:50312] "set" "k:lock" "tok-1" "px" "150" "nx"`, 50312, "tok-1", true},
-		{"node-redis", `1700000000.123456 [0 127.0.0.1:41000] "SET" "k:lock" "a\"b" "NX" "PX" "150"`, 41000, `a"b`, true},
-		{"other key", `1700000000.1 [0 127.0.0.1:1] "set" "other" "t"`, 0, "", false},
-		{"get", `1700000000.1 [0 127.0.0.1:1] "get" "k:lock"`, 0, "", false},
-		{"lua", `1700000000.1 [0 lua] "del" "k:lock"`, 0, "", false},
+		{`+100.000 [0 127.0.0.1:5001] "set" "k:lock" "a" "px" "150" "nx"`, 5001, "a"},
+		{`+100.001 [0 127.0.0.1:5002] "SET" "k:lock" "b" "NX" "PX" "150"`, 0, ""}, // held by a
+		{`+100.002 [0 127.0.0.1:5002] "set" "other" "b" "px" "150" "nx"`, 0, ""},
+		{`+100.003 [0 127.0.0.1:5001] "evalsha" "abc" "1" "k:lock" "a"`, 0, ""},
+		{`+100.003 [0 lua] "del" "k:lock"`, 0, ""},
+		{`+100.004 [0 127.0.0.1:5002] "SET" "k:lock" "b\"q" "NX" "PX" "150"`, 5002, `b"q`},
+		{`+100.100 [0 127.0.0.1:5003] "set" "k:lock" "c" "px" "150" "nx"`, 0, ""},     // b still within its TTL
+		{`+100.200 [0 127.0.0.1:5003] "set" "k:lock" "c" "px" "150" "nx"`, 5003, "c"}, // b expired at 100.154
+		{`+100.201 [0 127.0.0.1:5004] "get" "k:lock"`, 0, ""},
+		{`+100.202 [0 127.0.0.1:5004] "set" "k:lock" "d"`, 0, ""}, // not a lock taking: no NX
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			port, token, ok := parseSet(tt.line, "k:lock")
-			if port != tt.port || token != tt.token || ok != tt.ok {
-				t.Errorf("parseSet = %d, %q, %v; want %d, %q, %v", port, token, ok, tt.port, tt.token, tt.ok)
-			}
-		})
+	var st lockState
+	for i, l := range lines {
+		port, token, ok := st.step(l.line, "k:lock")
+		if ok != (l.token != "") || port != l.port || token != l.token {
+			t.Errorf("line %d: step = %d, %q, %v; want %d, %q", i, port, token, ok, l.port, l.token)
+		}
 	}
 }
