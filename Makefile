@@ -2,10 +2,11 @@
 # against real Redis and PostgreSQL. See README.md.
 
 GO   ?= go
+NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build load gate gate-repeat test vet services up down clean
+.PHONY: all build load gate gate-repeat test vet services examples up down clean
 
 all: build
 
@@ -37,6 +38,15 @@ vet:
 test: services vet
 	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 ./...
 
+## examples: build the example services hammer can race: examples/ticketd/bin/ticketd, and
+## examples/ticketd-node's npm packages (npm ci, only when package-lock.json is newer than node_modules)
+examples: examples/ticketd-node/node_modules
+	cd examples/ticketd && $(GO) build -o bin/ticketd .
+
+examples/ticketd-node/node_modules: examples/ticketd-node/package-lock.json
+	cd examples/ticketd-node && $(NPM) ci --no-audit --no-fund
+	touch $@
+
 ## up/down: Redis and PostgreSQL in Docker, for --stack external (see README)
 up:
 	docker compose up -d --wait
@@ -45,4 +55,4 @@ down:
 	docker compose down -v
 
 clean:
-	rm -rf bin
+	rm -rf bin examples/ticketd/bin
