@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,14 +51,14 @@ type BackendRace struct {
 // as the process that took it, and acts on those processes.
 type Holders interface {
 	fault.Procs
-	// WatchHolders calls held with the number of each new holder of the
-	// lock (from 1) and the process that holds it, as it takes the lock,
-	// until ctx ends.
-	WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int)) error
-	// InTransaction says where the sale of process proc stands on the
-	// service's database: inside a transaction that has read or written
-	// (where stopping or killing it matters), or only begun.
-	InTransaction(ctx context.Context, proc int) (in, begun bool, err error)
+	// WatchHolders starts calling held with the number of each new
+	// holder of the lock (from 1) and the process that holds it, as it
+	// takes the lock, until ctx ends; it returns once the watch is live,
+	// with what waits for its end.
+	WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int, token string)) (wait func() error, err error)
+	// Sale says where the sale of the holder with token on process proc
+	// stands (see fault.SaleState).
+	Sale(ctx context.Context, proc int, token string) (fault.SaleState, error)
 }
 
 // builtin is hammer's own inventory: the sectors and sales tables of
@@ -120,63 +119,36 @@ func (s *serving) stop() []string {
 }
 
 // strikeHolders, for a backend whose processes the fault strikes, watches
-// the lock's holders and has the scheduled ones struck; the workers'
-// contenders then ask for no strike themselves. It returns what ends the
-// watch.
+// the lock's holders from before the go signal and has the scheduled ones
+// struck; the workers' contenders then ask for no strike themselves. It
+// returns what ends the watch.
 func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg workerConfig) func() {
 	h, ok := s.b.(Holders)
 	if !ok || len(s.sched) == 0 {
 		return func() {}
 	}
-	feed := &holderFeed{}
-	st.coord.Procs, st.coord.NextHolder, st.coord.InTransaction = h, feed.next, h.InTransaction
+	st.coord.Procs, st.coord.Sale = h, h.Sale
 	var again atomic.Int64 // strikes that missed, to make on later holders
 	st.onMiss = func() { again.Add(1) }
 	watchCtx, cancel := context.WithCancel(ctx)
+	wait, err := h.WatchHolders(watchCtx, cfg.LockKey, func(n int64, proc int, token string) {
+		if slices.Contains(s.sched, n) || takeOne(&again) {
+			st.handle(ctx, strike{Proc: proc, Goroutine: -1, RequestID: h.Name(proc), Watched: true, Token: token})
+		}
+	})
+	if err != nil {
+		cancel()
+		st.record(history.FaultEvent{Detail: "watching the lock's holders", Failed: err.Error()})
+		return func() {}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err := h.WatchHolders(watchCtx, cfg.LockKey, func(n int64, proc int) {
-			feed.publish(proc)
-			if slices.Contains(s.sched, n) || takeOne(&again) {
-				st.handle(ctx, strike{Proc: proc, Goroutine: -1, RequestID: h.Name(proc), Watched: true})
-			}
-		})
-		if err != nil {
+		if err := wait(); err != nil {
 			st.record(history.FaultEvent{Detail: "watching the lock's holders", Failed: err.Error()})
 		}
 	}()
 	return func() { cancel(); <-done }
-}
-
-// holderFeed hands each new holder of the lock to whoever waits for one.
-type holderFeed struct {
-	mu      sync.Mutex
-	waiting []chan int
-}
-
-// next waits for the next holder and returns its process.
-func (f *holderFeed) next(ctx context.Context) (int, bool) {
-	ch := make(chan int, 1)
-	f.mu.Lock()
-	f.waiting = append(f.waiting, ch)
-	f.mu.Unlock()
-	select {
-	case p := <-ch:
-		return p, true
-	case <-ctx.Done():
-		return 0, false
-	}
-}
-
-// publish hands proc, the new holder, to every waiter.
-func (f *holderFeed) publish(proc int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, ch := range f.waiting {
-		ch <- proc
-	}
-	f.waiting = nil
 }
 
 // takeOne takes one from n if it is positive.

@@ -61,13 +61,13 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	res = &Result{Run: newRun(o)}
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
+	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg.LockKey), fleet: ws, left: len(cfg.Schedule)}
+	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Run.GoAt = ws.release()
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
 	}
 	env.startWindow(ctx, o, res.Run.GoAt)
-	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg.LockKey), fleet: ws, left: len(cfg.Schedule)}
-	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes, watch.Down(), res.Run.GoAt)
 	stopHolders()
 	res.Faults = append(res.Faults, strikes.finish()...)

@@ -33,7 +33,7 @@ type striker struct {
 
 // handle acts on one strike request without blocking the collector.
 func (s *striker) handle(ctx context.Context, st strike) {
-	t := fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key, Watched: st.Watched}
+	t := fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key, Watched: st.Watched, Token: st.Token}
 	s.mu.Lock()
 	take := s.left > 0
 	if take {

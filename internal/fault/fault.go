@@ -144,52 +144,61 @@ type Coordinator struct {
 	Managed *stack.Stack
 	// Procs are the race's worker processes.
 	Procs Procs
-	// NextHolder, when a watch follows the lock's holders (a user's
-	// replicas), waits for the next contender to take the lock and
-	// returns its process; nil otherwise.
-	NextHolder func(ctx context.Context) (proc int, ok bool)
-	// InTransaction, when a watch follows the holders, says where the
-	// sale of process proc stands on the service's database: inside a
-	// transaction that has read or written (in), or one only begun; nil
-	// otherwise.
-	InTransaction func(ctx context.Context, proc int) (in, begun bool, err error)
+	// Sale, when a watch follows the holders, says where the sale of the
+	// holder with token on process proc stands; nil otherwise.
+	Sale func(ctx context.Context, proc int, token string) (SaleState, error)
 }
 
-// ErrMissed is what Strike returns when a process it stopped turned out
-// not to be inside its sale (before or after its transaction): it was let
-// go at once, and another holder should be struck instead.
-var ErrMissed = errors.New("the holder was not inside its transaction")
+// SaleState is where a watched holder's sale stands, looked at from
+// outside while its process is stopped.
+type SaleState int
 
-// stopInside stops a watched holder inside its sale: it steps the
-// process (SIGSTOP, look, SIGCONT a moment) until its transaction has
-// read or written, and leaves it stopped there. A holder that gets
-// through its transaction, or starts none, between two looks is let go
-// with ErrMissed. A holder struck at a point of its attempt is taken as
-// it is.
+// The states of a watched holder's sale.
+const (
+	// SaleGone: the lock is no longer the holder's: it sold (or gave up)
+	// and released it before it could be stopped.
+	SaleGone SaleState = iota
+	// SaleNotBegun: it holds the lock and has started no transaction yet.
+	SaleNotBegun
+	// SaleBegun: its transaction has begun but run nothing of its own.
+	SaleBegun
+	// SaleInside: its transaction has read or written: stopping or killing
+	// it now matters to the sale.
+	SaleInside
+)
+
+// ErrMissed is what Strike returns when a watched holder got through its
+// sale before it could be stopped inside it: it was let go at once, and
+// another holder should be struck instead.
+var ErrMissed = errors.New("the holder was not caught inside its sale")
+
+// stopInside stops a watched holder inside its sale: it steps the process
+// (SIGSTOP, look, SIGCONT a moment) until its transaction has read or
+// written, and leaves it stopped there. A holder that is through its sale
+// when looked at is let go with ErrMissed. A holder struck at a point of
+// its attempt is taken as it is.
 func stopInside(ctx context.Context, c *Coordinator, t Target) error {
-	if !t.Watched || c.InTransaction == nil {
+	if !t.Watched || c.Sale == nil {
 		return nil
 	}
-	seen := false // its transaction has begun
 	for range maxSteps {
 		if _, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP); err != nil {
 			return err
 		}
-		in, begun, err := c.InTransaction(ctx, t.Proc)
-		switch {
-		case err == nil && in:
+		st, err := c.Sale(ctx, t.Proc, t.Token)
+		if err == nil && st == SaleInside {
 			return nil
-		case err == nil && !begun && seen:
-			err = ErrMissed // committed between two looks
 		}
-		seen = seen || begun
+		if err == nil && st == SaleGone {
+			err = ErrMissed
+		}
 		if _, cerr := c.Procs.Signal(t.Proc, syscall.SIGCONT); cerr != nil && err == nil {
 			err = cerr
 		}
 		if err != nil {
 			return err
 		}
-		Sleep(ctx, stepFor)
+		spin(stepFor)
 	}
 	return ErrMissed
 }
@@ -197,9 +206,16 @@ func stopInside(ctx context.Context, c *Coordinator, t Target) error {
 // maxSteps and stepFor bound stopInside: a holder is let run stepFor at a
 // time, at most maxSteps times.
 const (
-	maxSteps = 40
-	stepFor  = 100 * time.Microsecond
+	maxSteps = 200
+	stepFor  = 50 * time.Microsecond
 )
+
+// spin waits d without sleeping: a timer's wake-up is coarser than the
+// steps a holder is let run.
+func spin(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}
 
 // Procs are the worker processes of a race, as faults act on them.
 type Procs interface {
@@ -222,8 +238,10 @@ type Target struct {
 	// Key names the contender's attempt to its worker, to resume it.
 	Key string
 	// Watched: the process was found holding the lock by a watch from
-	// outside (a user's replica), not stopped at a point of an attempt.
+	// outside (a user's replica), not stopped at a point of an attempt;
+	// Token is then the lock's value it set.
 	Watched bool
+	Token   string
 }
 
 // Base does nothing at every step; faults embed it for the steps they do

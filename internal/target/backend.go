@@ -35,7 +35,9 @@ type Backend struct {
 	set      *replicas.Set       // nil for replicas already running (urls:)
 	watchURL string              // the Redis the replicas reach, bypassing a proxy
 	pgURL    string              // PostgreSQL as the coordinator reaches it
-	activity *inventory.Activity // opened by the first InTransaction
+	activity *inventory.Activity // opened by the first Sale, with looks
+	looks    *redis.Client
+	lockKey  string
 	restarts sync.WaitGroup
 
 	mu      sync.Mutex
@@ -128,6 +130,7 @@ func (b *Backend) Stop() []string {
 	b.set.Stop()
 	if b.activity != nil {
 		b.activity.Close()
+		b.looks.Close()
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -168,40 +171,66 @@ func (b *Backend) Resume(fault.Target) {}
 
 // WatchHolders reports each new holder of the service's lock, as the
 // replica whose Redis client took it.
-func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int)) error {
+func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int, token string)) (func() error, error) {
 	opt, err := redis.ParseURL(b.watchURL)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	owner := func(int) (int, bool) { return 0, false }
 	if b.set != nil {
 		owner = b.set.Owner
+		owner(0) // map the replicas' sockets now, not at the first holder
 	}
+	b.lockKey = lockKey
 	w := &holderWatch{opt: opt, lockKey: lockKey, owner: owner}
-	return w.run(ctx, held)
+	return w.start(ctx, held)
 }
 
-// InTransaction says where replica proc's sale is: inside a transaction
-// that has read or written (in), only begun (begun), or neither.
-func (b *Backend) InTransaction(ctx context.Context, proc int) (in, begun bool, err error) {
+// Sale says where the sale of the holder with token on replica proc
+// stands: through it once the lock holds another value, else inside a
+// transaction that has read or written, only begun, or not begun, as the
+// service's database shows the replica's connections.
+func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleState, error) {
 	if b.set == nil {
-		return false, false, fmt.Errorf("no replica hammer started")
+		return fault.SaleGone, fmt.Errorf("no replica hammer started")
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.activity == nil {
-		if b.activity, err = inventory.OpenActivity(ctx, b.pgURL); err != nil {
-			return false, false, err
-		}
+	if err := b.openLooks(ctx); err != nil {
+		return fault.SaleGone, err
+	}
+	if v, err := b.looks.Get(ctx, b.lockKey).Result(); err != nil || v != token {
+		return fault.SaleGone, nil
 	}
 	txs, err := b.activity.Transactions(ctx)
 	if err != nil {
-		return false, false, err
+		return fault.SaleGone, err
 	}
+	st := fault.SaleNotBegun
 	for port, ran := range txs {
 		if r, ok := b.set.Owner(port); ok && r == proc {
-			in, begun = in || ran, begun || !ran
+			if ran {
+				return fault.SaleInside, nil
+			}
+			st = fault.SaleBegun
 		}
 	}
-	return in, begun, nil
+	return st, nil
+}
+
+// openLooks opens, once, what Sale looks through.
+func (b *Backend) openLooks(ctx context.Context) error {
+	if b.activity != nil {
+		return nil
+	}
+	opt, err := redis.ParseURL(b.watchURL)
+	if err != nil {
+		return err
+	}
+	activity, err := inventory.OpenActivity(ctx, b.pgURL)
+	if err != nil {
+		return err
+	}
+	b.looks, b.activity = redis.NewClient(opt), activity
+	return nil
 }

@@ -25,27 +25,37 @@ type holderWatch struct {
 	owner   func(port int) (int, bool)
 }
 
-// run calls held with each new holder (numbered from 1) and the replica
-// that holds it (-1 when its client could not be traced), as soon as
-// MONITOR shows it taking the lock, until ctx ends.
-func (w *holderWatch) run(ctx context.Context, held func(n int64, proc int)) error {
+// start starts calling held with each new holder (numbered from 1) and
+// the replica that holds it (-1 when its client could not be traced), as
+// soon as MONITOR shows it taking the lock, until ctx ends. It returns
+// once MONITOR runs, with what waits for the watch's end.
+func (w *holderWatch) start(ctx context.Context, held func(n int64, proc int, token string)) (func() error, error) {
 	conn, err := monitor(ctx, w.opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer conn.Close()
+	done := make(chan error, 1)
+	go func() {
+		defer conn.Close()
+		done <- w.follow(ctx, conn, held)
+	}()
+	return func() error { return <-done }, nil
+}
+
+// follow reads the MONITOR stream until it ends.
+func (w *holderWatch) follow(ctx context.Context, conn net.Conn, held func(n int64, proc int, token string)) error {
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	var st lockState
 	var n int64
 	for sc.Scan() {
-		if port, _, ok := st.step(sc.Text(), w.lockKey); ok {
+		if port, token, ok := st.step(sc.Text(), w.lockKey); ok {
 			n++
 			proc, found := w.owner(port)
 			if !found {
 				proc = -1
 			}
-			held(n, proc)
+			held(n, proc, token)
 		}
 	}
 	if ctx.Err() != nil {
