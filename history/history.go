@@ -89,6 +89,9 @@ type Attempt struct {
 	// request went to, "r<i> <host:port>" (i its 0-based index, e.g.
 	// "r1 127.0.0.1:41234"); empty for the built-in strategies.
 	Replica string `json:"replica,omitempty"`
+	// Status is the HTTP status of the service's answer; zero when there
+	// was none, or for the built-in strategies.
+	Status int `json:"status,omitempty"`
 }
 
 // Sale is one row of the sales ledger as read back after a run.
@@ -172,6 +175,9 @@ type Run struct {
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.
 	Incomplete []string `json:"incomplete,omitempty"`
+	// NoCounter: the run's sector keeps no available counter to read back
+	// (a user's service that declares none); conservation is not checked.
+	NoCounter bool `json:"no_counter,omitempty"`
 	// LedgerUnread says why the sale ledger could not be read back after
 	// the race; empty when it was. No check that needs the ledger is made
 	// on a run whose ledger was not read.

@@ -36,6 +36,7 @@ func Runs(runs []folder.Run) []RunVerdict {
 func RunInput(run history.Run, r history.Records) Input {
 	return Input{
 		Seats:             run.Seats,
+		NoCounter:         run.NoCounter,
 		Mode:              run.Mode,
 		Fault:             run.Fault,
 		LockTTL:           time.Duration(run.LockTTL),

@@ -95,11 +95,15 @@ func (x *index) gaps() []string {
 	out = append(out, x.miscounted...)
 	out = append(out, x.infraGaps()...)
 	out = append(out, x.worldGaps()...)
-	if x.in.Sector == nil && x.ledgerRead() {
+	if x.in.Sector == nil && x.ledgerRead() && !x.in.NoCounter {
 		out = append(out, "final sector row was not read")
 	}
 	if len(x.in.Attempts) == 0 {
 		out = append(out, "no attempts were recorded")
+	}
+	if n, first := x.unmatched(); n > 0 {
+		out = append(out, fmt.Sprintf("%s of the service matched no response rule of the target file, so what they did cannot be told (first: %s)",
+			plural(n, "answer", "answers"), first))
 	}
 	if odd := x.unrecognised(); len(odd) > 0 {
 		out = append(out, fmt.Sprintf("%s: %s",
@@ -200,4 +204,21 @@ func (x *index) orphanRows() []string {
 		}
 	}
 	return out
+}
+
+// unmatched counts the service's answers that no response rule of the
+// target file matched, and describes the first by request id.
+func (x *index) unmatched() (int, string) {
+	n, first := 0, ""
+	for _, id := range sortedIDs(x.attempts) {
+		for _, a := range x.attempts[id] {
+			if a.Outcome == history.Unknown && a.Status != 0 {
+				if n == 0 {
+					first = fmt.Sprintf("%s: %s", id, a.Err)
+				}
+				n++
+			}
+		}
+	}
+	return n, first
 }

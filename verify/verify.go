@@ -76,6 +76,8 @@ type Input struct {
 	Sales []history.Sale
 	// Sector is the final sector row; nil when it could not be read.
 	Sector *history.Sector
+	// NoCounter: the sector keeps no counter, so there is no row to read.
+	NoCounter bool
 	// Incomplete lists why the history may be missing attempts.
 	Incomplete []string
 	// Mode is the run's mode; the lock's mutual exclusion is a safety

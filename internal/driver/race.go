@@ -88,7 +88,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 // addReadBack records what was read back after the race, and why what
 // could not be read was not.
 func (res *Result) addReadBack(back inventory.ReadBack) {
-	res.Sales, res.Sector = back.Sales, back.Sector
+	res.Sales, res.Sector, res.Run.NoCounter = back.Sales, back.Sector, back.NoCounter
 	if back.LedgerErr != nil {
 		res.Run.LedgerUnread = back.LedgerErr.Error()
 	}

@@ -18,6 +18,9 @@ type ReadBack struct {
 	// LedgerErr is set when the ledger could not be read; SectorErr when
 	// the sector row could not.
 	LedgerErr, SectorErr error
+	// NoCounter: there is no sector row to read (a service that keeps no
+	// counter).
+	NoCounter bool
 }
 
 // ReadBackAll reads the ledger and the final row of sector id of the run's

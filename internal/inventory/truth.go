@@ -33,7 +33,7 @@ func ReadTruth(ctx context.Context, pgURL, schema, run string, id int, ledgerSQL
 		return ReadBack{LedgerErr: fmt.Errorf("ledger SQL: %w", err)}
 	}
 	if sectorSQL == "" {
-		return ReadBack{Sales: sales}
+		return ReadBack{Sales: sales, NoCounter: true}
 	}
 	sec := history.Sector{Run: run, ID: id}
 	if err := store.pool.QueryRow(ctx, sectorSQL).Scan(&sec.Capacity, &sec.Available); err != nil {

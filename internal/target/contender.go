@@ -169,6 +169,7 @@ func (c *contender) judge(ctx context.Context, a *history.Attempt, status int, b
 	case err != nil:
 		a.Outcome, a.Err = history.Unknown, fmt.Sprintf("status %d, body cut short: %s", status, c.describe(ctx, err))
 	default:
+		a.Status = status
 		outcome, seat, ok := c.req.Rules.Match(status, body)
 		if !ok {
 			a.Outcome, a.Err = history.Unknown, fmt.Sprintf("status %d matched no response rule: %s", status, snippet(body))

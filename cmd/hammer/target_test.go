@@ -1,0 +1,163 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
+)
+
+// serviceArgs are the sizes of a race against an example service: small,
+// so that every variant and fault runs in a second or two.
+func serviceArgs(t *testing.T, dir string) []string {
+	t.Helper()
+	return append([]string{"--procs", "2", "--goroutines", "50", "--seats", "20", "--quiet", "--out", dir}, stackArgs(t)...)
+}
+
+// examplesReady fails the test when the Node example's dependencies are
+// missing: `make examples` (run by .ci/run) installs them.
+func examplesReady(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("../../examples/ticketd-node/node_modules/pg"); err != nil {
+		t.Fatalf("examples/ticketd-node has no node_modules: run `make examples` first (%v)", err)
+	}
+}
+
+// TestServiceVerdicts races the example services, Go and Node, as a user
+// would: the naive variant is caught overselling (exit 1), the lock plus
+// the atomic update sells exactly the seats (exit 0), also when the
+// replica holding the lock is killed in its transaction.
+func TestServiceVerdicts(t *testing.T) {
+	examplesReady(t)
+	tests := []struct {
+		name, target, variant, fault string
+		wantCode                     int
+		wantVerdict                  string
+	}{
+		{"go naive oversells", "ticketd", "naive", "none", exitFail, "invalid"},
+		{"go lock-plus-update", "ticketd", "lock-plus-update", "none", exitOK, "valid"},
+		{"go lock-plus-update under crash", "ticketd", "lock-plus-update", "crash", exitOK, "valid"},
+		{"go update-only under duplicate", "ticketd", "update-only", "duplicate", exitOK, "valid"},
+		{"node naive oversells", "ticketd-node", "naive", "none", exitFail, "invalid"},
+		{"node lock-plus-update", "ticketd-node", "lock-plus-update", "none", exitOK, "valid"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--target", "../../examples/" + tt.target + "/target.yaml",
+				"--variant", tt.variant, "--fault", tt.fault}, serviceArgs(t, dir)...)
+			code, stdout, stderr := hammer(t, args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, stdout, stderr)
+			}
+			run := readSummary(t, dir).Runs[0]
+			if string(run.Verdict) != tt.wantVerdict {
+				t.Errorf("verdict %s, want %s", run.Verdict, tt.wantVerdict)
+			}
+			if tt.wantCode == exitOK && run.Sold != run.Seats {
+				t.Errorf("sold %d of %d seats, want all", run.Sold, run.Seats)
+			}
+		})
+	}
+}
+
+// ticketdFile writes a target file for the Go example into a folder of its
+// own, with edit applied to the example's own file, and returns its path.
+func ticketdFile(t *testing.T, edit func(string) string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../examples/ticketd/target.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("../../examples/ticketd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "build: [go, build, -o, bin/ticketd, .]",
+		"build: [sh, -c, 'cd "+abs+" && go build -o bin/ticketd .']", 1)
+	text = strings.Replace(text, "command: [bin/ticketd]", "command: ["+abs+"/bin/ticketd]", 1)
+	path := filepath.Join(t.TempDir(), "target.yaml")
+	if err := os.WriteFile(path, []byte(edit(text)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestBadTargets: a target file or a service that is wrong gives one
+// clear line and exit 2 (the file) or 3 (the service failed), fast, and
+// leaves no replica, schema or key behind.
+func TestBadTargets(t *testing.T) {
+	tests := []struct {
+		name     string
+		edit     func(string) string
+		wantCode int
+		want     string
+	}{
+		{"unknown key", func(s string) string {
+			return strings.Replace(s, "port_env: PORT", "port_env: PORT\n  colour: blue", 1)
+		},
+			exitUsage, "colour"},
+		{"missing ledger", func(s string) string {
+			return strings.Replace(s, "  ledger: SELECT request_id, seat FROM sales WHERE sector_id = {{sector}}\n", "", 1)
+		}, exitUsage, "ledger"},
+		{"command exits at once", func(s string) string {
+			return strings.Replace(s, "command: [", "command: [sh, -c, 'echo cannot bind >&2; exit 3', ", 1)
+		}, exitInfra, "cannot bind"},
+		{"never ready", func(s string) string {
+			return strings.Replace(strings.Replace(s, "ready: /healthz", "ready: /nowhere", 1), "ready_timeout: 20s", "ready_timeout: 2s", 1)
+		}, exitInfra, "not ready after 2s"},
+		{"setup SQL fails", func(s string) string { return strings.Replace(s, "CREATE TABLE sales (", "CREATE TABLE sales ((", 1) },
+			exitInfra, "setup SQL"},
+		{"no rule matches", func(s string) string { return strings.ReplaceAll(s, "status: 201", "status: 299") },
+			exitInfra, "matched no response rule"},
+	}
+	st := stacktest.Get(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := ticketdFile(t, tt.edit)
+			dir := filepath.Join(t.TempDir(), "out")
+			before := leftovers(t, st)
+			start := time.Now()
+			code, stdout, stderr := hammer(t, append([]string{"run", "--target", path, "--variant", "lock-plus-update"}, serviceArgs(t, dir)...)...)
+			if took := time.Since(start); took > 15*time.Second {
+				t.Errorf("took %s, want at most 15s", took)
+			}
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, stdout, stderr)
+			}
+			if !strings.Contains(stdout+stderr, tt.want) {
+				t.Errorf("output does not say %q\nstdout: %s\nstderr: %s", tt.want, stdout, stderr)
+			}
+			if tt.wantCode == exitUsage && len(strings.Split(strings.TrimSpace(stderr), "\n")) != 1 {
+				t.Errorf("stderr = %q, want one line", stderr)
+			}
+			if after := leftovers(t, st); after != before {
+				t.Errorf("hammer schemas and keys: %s before, %s after", before, after)
+			}
+			if pids := runningReplicas(); len(pids) > 0 {
+				t.Errorf("replicas left running: %v", pids)
+			}
+		})
+	}
+}
+
+// runningReplicas lists the live processes running the Go example's
+// binary: none may outlive a run.
+func runningReplicas() []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), "examples/ticketd/bin/ticketd") {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
+			continue // a zombie is dead already
+		}
+		out = append(out, e.Name())
+	}
+	return out
+}
