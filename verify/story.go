@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hammer-load/hammer/history"
 )
@@ -16,6 +17,9 @@ type event struct {
 
 // attemptEvents tells what one attempt did, phase by phase.
 func (x *index) attemptEvents(a history.Attempt) []event {
+	if a.Replica != "" {
+		return requestEvents(a)
+	}
 	who := fmt.Sprintf("%s (process %d)", a.RequestID, a.Proc)
 	var out []event
 	if a.LockAcquired != 0 {
@@ -45,6 +49,31 @@ func (x *index) attemptEvents(a history.Attempt) []event {
 	return out
 }
 
+// requestEvents tells what a request to a user's service did, from the
+// client's side: when it was sent, to which replica, and what came back.
+func requestEvents(a history.Attempt) []event {
+	who := fmt.Sprintf("%s (process %d)", a.RequestID, a.Proc)
+	out := []event{{a.Invoke, fmt.Sprintf("%s sent its request to replica %s", who, a.Replica)}}
+	if a.Complete == 0 {
+		return out
+	}
+	answer := fmt.Sprintf("got %d: ", a.Status)
+	if a.Status == 0 && a.Outcome == history.Unknown {
+		answer = "got no answer: "
+	} else if a.Status == 0 {
+		answer = "got "
+	}
+	switch a.Outcome {
+	case history.Sold:
+		answer += fmt.Sprintf("sold seat %d", a.Seat)
+	case history.Unknown:
+		answer += a.Err
+	default:
+		answer += string(a.Outcome)
+	}
+	return append(out, event{a.Complete, fmt.Sprintf("%s %s", a.RequestID, answer)})
+}
+
 // wrote says how an attempt's sale ended.
 func wrote(a history.Attempt) string {
 	switch a.Outcome {
@@ -62,11 +91,20 @@ func wrote(a history.Attempt) string {
 	}
 }
 
-// faultEvents tells the injected faults that struck the given requests.
+// faultEvents tells the injected faults that struck the given requests,
+// or the replicas of a user's service they went to.
 func (x *index) faultEvents(ids ...string) []event {
+	struck := slices.Clone(ids)
+	for _, id := range ids {
+		for _, a := range x.attempts[id] {
+			if i, _, ok := strings.Cut(strings.TrimPrefix(a.Replica, "r"), " "); ok && a.Replica != "" {
+				struck = append(struck, "replica "+i)
+			}
+		}
+	}
 	var out []event
 	for _, f := range x.in.Faults {
-		if slices.Contains(ids, f.RequestID) {
+		if slices.Contains(struck, f.RequestID) {
 			out = append(out, event{f.Start, "fault " + string(f.Fault) + ": " + f.Detail})
 			if f.End > f.Start {
 				out = append(out, event{f.End, fmt.Sprintf("fault %s on %s ended", f.Fault, f.RequestID)})

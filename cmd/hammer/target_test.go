@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +81,8 @@ func ticketdFile(t *testing.T, edit func(string) string) string {
 	text := strings.Replace(string(b), "build: [go, build, -o, bin/ticketd, .]",
 		"build: [sh, -c, 'cd "+abs+" && go build -o bin/ticketd .']", 1)
 	text = strings.Replace(text, "command: [bin/ticketd]", "command: ["+abs+"/bin/ticketd]", 1)
+	// Mark the replicas, to find any left behind.
+	text = strings.Replace(text, "  env:\n", "  env:\n    HAMMER_TEST_MARK: "+testMark(t)+"\n", 1)
 	path := filepath.Join(t.TempDir(), "target.yaml")
 	if err := os.WriteFile(path, []byte(edit(text)), 0o644); err != nil {
 		t.Fatal(err)
@@ -137,21 +141,33 @@ func TestBadTargets(t *testing.T) {
 			if after := leftovers(t, st); after != before {
 				t.Errorf("hammer schemas and keys: %s before, %s after", before, after)
 			}
-			if pids := runningReplicas(); len(pids) > 0 {
+			if pids := markedProcesses(testMark(t)); len(pids) > 0 {
 				t.Errorf("replicas left running: %v", pids)
 			}
 		})
 	}
 }
 
-// runningReplicas lists the live processes running the Go example's
-// binary: none may outlive a run.
-func runningReplicas() []string {
+// testMark is a string unique to the test, put in the environment of the
+// replicas it starts.
+func testMark(t *testing.T) string {
+	return fmt.Sprintf("%d-%x", os.Getpid(), fnv32(t.Name()))
+}
+
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// markedProcesses lists the live processes whose environment holds
+// HAMMER_TEST_MARK=mark: none may outlive a run.
+func markedProcesses(mark string) []string {
 	var out []string
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmdline), "examples/ticketd/bin/ticketd") {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !strings.Contains(string(env), "HAMMER_TEST_MARK="+mark+"\x00") {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
