@@ -207,9 +207,14 @@ func (x *index) orphanRows() []string {
 }
 
 // unmatched counts the service's answers that no response rule of the
-// target file matched, and describes the first by request id.
+// target file matched, and describes the first by request id. Under a
+// fault that explains errors (a server cut off, a replica killed), such
+// an answer is the service's error, expected: it counts none.
 func (x *index) unmatched() (int, string) {
 	n, first := 0, ""
+	if x.in.Fault.ExplainsErrors() {
+		return 0, ""
+	}
 	for _, id := range sortedIDs(x.attempts) {
 		for _, a := range x.attempts[id] {
 			if a.Outcome == history.Unknown && a.Status != 0 {
