@@ -1,0 +1,76 @@
+package fault
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"time"
+)
+
+// SaleState is where a watched holder's sale stands, looked at from
+// outside while its process is stopped.
+type SaleState int
+
+// The states of a watched holder's sale.
+const (
+	// SaleGone: the lock is no longer the holder's: it sold (or gave up)
+	// and released it before it could be stopped.
+	SaleGone SaleState = iota
+	// SaleNotBegun: it holds the lock and has started no transaction yet.
+	SaleNotBegun
+	// SaleBegun: its transaction has begun but run nothing of its own.
+	SaleBegun
+	// SaleInside: its transaction has read or written: stopping or killing
+	// it now matters to the sale.
+	SaleInside
+)
+
+// ErrMissed is what Strike returns when a watched holder got through its
+// sale before it could be stopped inside it: it was let go at once, and
+// another holder should be struck instead.
+var ErrMissed = errors.New("the holder was not caught inside its sale")
+
+// stopInside stops a watched holder inside its sale: it steps the process
+// (SIGSTOP, look, SIGCONT a moment) until its transaction has read or
+// written, and leaves it stopped there. A holder that is through its sale
+// when looked at is let go with ErrMissed. A holder struck at a point of
+// its attempt is taken as it is.
+func stopInside(ctx context.Context, c *Coordinator, t Target) error {
+	if !t.Watched || c.Sale == nil {
+		return nil
+	}
+	for range maxSteps {
+		if _, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP); err != nil {
+			return err
+		}
+		st, err := c.Sale(ctx, t.Proc, t.Token)
+		if err == nil && st == SaleInside {
+			return nil
+		}
+		if err == nil && st == SaleGone {
+			err = ErrMissed
+		}
+		if _, cerr := c.Procs.Signal(t.Proc, syscall.SIGCONT); cerr != nil && err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		spin(stepFor)
+	}
+	return ErrMissed
+}
+
+// maxSteps and stepFor bound stopInside: a holder is let run stepFor at a
+// time, at most maxSteps times.
+const (
+	maxSteps = 200
+	stepFor  = 50 * time.Microsecond
+)
+
+// spin waits d without sleeping: a timer's wake-up is coarser than the
+// steps a holder is let run.
+func spin(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}
