@@ -6,7 +6,7 @@ NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build load gate gate-repeat test vet services examples up down clean
+.PHONY: all build load gate gate-repeat test vet services examples load-service gate-service up down clean
 
 all: build
 
@@ -46,6 +46,15 @@ examples: examples/ticketd-node/node_modules
 examples/ticketd-node/node_modules: examples/ticketd-node/package-lock.json
 	cd examples/ticketd-node && $(NPM) ci --no-audit --no-fund
 	touch $@
+
+## load-service: race every variant of examples/ticketd (your own service's target file) against
+## its expectation; extra flags with ARGS="--replicas 4"
+load-service: build services examples
+	./$(BIN) load --target examples/ticketd/target.yaml $(ARGS)
+
+## gate-service: the variant x fault matrix of examples/ticketd (examples/ticketd/gate.matrix)
+gate-service: build services examples
+	./$(BIN) gate --target examples/ticketd/target.yaml --matrix examples/ticketd/gate.matrix $(ARGS)
 
 ## up/down: Redis and PostgreSQL in Docker, for --stack external (see README)
 up:
