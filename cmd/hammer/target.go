@@ -87,6 +87,8 @@ func (t *targetFlags) checkFault(f scenarios.Fault) error {
 		return fmt.Errorf("the %s fault acts at a point inside hammer's own strategies and cannot strike a service", f)
 	case f.Scheduled() && t.file.LockKey == "":
 		return fmt.Errorf("the %s fault strikes the holder of the service's lock: %s must name it in lock_key", f, t.path)
+	case (f.Proxied() || f.NeedsManagedStack()) && t.file.Service == nil:
+		return fmt.Errorf("the %s fault changes the servers the replicas reach; %s lists urls of replicas it did not start", f, t.path)
 	case f.NeedsProcs() > 1 && t.file.Service == nil:
 		return fmt.Errorf("the %s fault stops or kills replicas hammer started; %s lists urls of replicas it did not start", f, t.path)
 	case f.NeedsProcs() > 1 && t.replicas < f.NeedsProcs():

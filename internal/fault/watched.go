@@ -18,10 +18,11 @@ const (
 	SaleGone SaleState = iota
 	// SaleNotBegun: it holds the lock and has started no transaction yet.
 	SaleNotBegun
-	// SaleBegun: its transaction has begun but run nothing of its own.
+	// SaleBegun: its transaction has begun but written nothing yet.
 	SaleBegun
-	// SaleInside: its transaction has read or written: stopping or killing
-	// it now matters to the sale.
+	// SaleInside: its transaction has written and not committed: its rows
+	// stay locked, and what it read stays what it acts on, while it is
+	// stopped; stopping or killing it now matters to the sale.
 	SaleInside
 )
 
@@ -31,8 +32,8 @@ const (
 var ErrMissed = errors.New("the holder was not caught inside its sale")
 
 // stopInside stops a watched holder inside its sale: it steps the process
-// (SIGSTOP, look, SIGCONT a moment) until its transaction has read or
-// written, and leaves it stopped there. A holder that is through its sale
+// (SIGSTOP, look, SIGCONT a moment) until its transaction has written,
+// and leaves it stopped there. A holder that is through its sale
 // when looked at is let go with ErrMissed. A holder struck at a point of
 // its attempt is taken as it is.
 func stopInside(ctx context.Context, c *Coordinator, t Target) error {

@@ -61,11 +61,11 @@ func OpenActivity(ctx context.Context, pgURL string) (*Activity, error) {
 func (a *Activity) Close() { a.conn.Close(context.Background()) }
 
 // Transactions maps the client port of every other connection inside a
-// transaction to whether that transaction has run a statement of its own
-// (a read or a write), not just its BEGIN; a transaction at its COMMIT or
-// ROLLBACK is left out.
+// transaction to whether that transaction has written (it has a
+// transaction id: its rows are locked until it ends); a transaction at its
+// COMMIT or ROLLBACK is left out.
 func (a *Activity) Transactions(ctx context.Context) (map[int]bool, error) {
-	rows, err := a.conn.Query(ctx, `SELECT client_port, query !~* '^\s*(begin|start transaction)'
+	rows, err := a.conn.Query(ctx, `SELECT client_port, backend_xid IS NOT NULL
 		FROM pg_stat_activity
 		WHERE datname = current_database() AND pid <> pg_backend_pid()
 		AND client_port IS NOT NULL AND xact_start IS NOT NULL

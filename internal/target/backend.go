@@ -188,7 +188,7 @@ func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n 
 
 // Sale says where the sale of the holder with token on replica proc
 // stands: through it once the lock holds another value, else inside a
-// transaction that has read or written, only begun, or not begun, as the
+// transaction that has written, only begun, or not begun, as the
 // service's database shows the replica's connections.
 func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleState, error) {
 	if b.set == nil {
@@ -207,9 +207,9 @@ func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleS
 		return fault.SaleGone, err
 	}
 	st := fault.SaleNotBegun
-	for port, ran := range txs {
+	for port, wrote := range txs {
 		if r, ok := b.set.Owner(port); ok && r == proc {
-			if ran {
+			if wrote {
 				return fault.SaleInside, nil
 			}
 			st = fault.SaleBegun

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -35,33 +36,61 @@ func (w *holderWatch) start(ctx context.Context, held func(n int64, proc int, to
 		return nil, err
 	}
 	done := make(chan error, 1)
-	go func() {
-		defer conn.Close()
-		done <- w.follow(ctx, conn, held)
-	}()
+	go func() { done <- w.follow(ctx, conn, held) }()
 	return func() error { return <-done }, nil
 }
 
-// follow reads the MONITOR stream until it ends.
+// reconnectFor is how long the watch keeps trying to follow MONITOR again
+// when Redis dropped it (a restart, a failover), before it gives up.
+const reconnectFor = 10 * time.Second
+
+// follow reads the MONITOR stream until ctx ends, following it again on
+// a new connection when Redis drops it: a Redis that restarted lost the
+// lock with every other key, so the lock starts out free again.
 func (w *holderWatch) follow(ctx context.Context, conn net.Conn, held func(n int64, proc int, token string)) error {
+	var n int64
+	for {
+		err := w.read(conn, &n, held)
+		conn.Close()
+		if ctx.Err() != nil {
+			return nil
+		}
+		deadline := time.Now().Add(reconnectFor)
+		for conn = nil; conn == nil; {
+			if conn, err = monitor(ctx, w.opt); err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		switch {
+		case ctx.Err() != nil:
+			if conn != nil {
+				conn.Close()
+			}
+			return nil
+		case conn == nil:
+			return fmt.Errorf("monitor the lock: Redis dropped the stream and did not take it back within %s: %w", reconnectFor, err)
+		}
+	}
+}
+
+// read reads one MONITOR connection until it ends, numbering holders on
+// from *n.
+func (w *holderWatch) read(conn net.Conn, n *int64, held func(n int64, proc int, token string)) error {
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	var st lockState
-	var n int64
 	for sc.Scan() {
 		if port, token, ok := st.step(sc.Text(), w.lockKey); ok {
-			n++
+			*n++
 			proc, found := w.owner(port)
 			if !found {
 				proc = -1
 			}
-			held(n, proc, token)
+			held(*n, proc, token)
 		}
 	}
-	if ctx.Err() != nil {
-		return nil
-	}
-	return fmt.Errorf("monitor the lock: %v", sc.Err())
+	return sc.Err()
 }
 
 // lockState is the lock as the MONITOR stream tells it.
