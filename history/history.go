@@ -240,6 +240,10 @@ type Env struct {
 	Fsync    string `json:"fsync,omitempty"`
 	Cores    int    `json:"cores"`
 	PoolSize int    `json:"pool_size"` // PostgreSQL connections per worker process
+	// Target is the target file of a user's service that was raced, and
+	// Replicas how many replicas of it; empty for hammer's own strategies.
+	Target   string `json:"target,omitempty"`
+	Replicas int    `json:"replicas,omitempty"`
 }
 
 // FileDigest is what was written into one record file: how many records

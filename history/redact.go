@@ -10,6 +10,7 @@ func (f *Folder) Redact(mask func(string) string) {
 	m := &f.Manifest
 	redactAll(m.StackNotes, mask)
 	redactAll(m.Skipped, mask)
+	m.Env.Target = mask(m.Env.Target)
 	for i := range m.Runs {
 		r := &m.Runs[i]
 		redactAll(r.Incomplete, mask)

@@ -101,7 +101,9 @@ func writeManifest(b *strings.Builder, s Summary) {
 		row("processes × goroutines", fmt.Sprintf("%d × %d", r.Procs, r.Goroutines))
 		row("seats", fmt.Sprint(r.Seats))
 	}
-	if e.PoolSize > 0 {
+	if e.Target != "" {
+		row("service", fmt.Sprintf("%s, %s", e.Target, plural(e.Replicas, "replica")))
+	} else if e.PoolSize > 0 {
 		row("PostgreSQL pool", fmt.Sprintf("%d connections per worker process", e.PoolSize))
 	}
 	if e.Cores > 0 {

@@ -79,6 +79,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		Warn:   func(run, msg string) { fmt.Fprintf(io.err, "hammer: %s: %s\n", run, msg) },
 	}, st)
 	prog.wait()
+	f.target.describe(&raw.Manifest.Env)
 	// Everything needed is read back: stop the servers before reporting so
 	// that the verdict table is the last thing printed.
 	if err := st.Close(); err != nil {

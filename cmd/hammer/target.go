@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/target"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -103,4 +104,15 @@ func (t *targetFlags) build(ctx context.Context) error {
 		return nil
 	}
 	return target.Build(ctx, t.file)
+}
+
+// describe records the service raced in the results folder's env.
+func (t *targetFlags) describe(env *history.Env) {
+	if t.file == nil {
+		return
+	}
+	env.Target, env.Replicas, env.PoolSize = t.path, t.replicas, 0
+	if t.file.Service == nil {
+		env.Replicas = len(t.file.URLs)
+	}
 }
