@@ -85,6 +85,9 @@ type Phases struct {
 	LockWaitMs float64 `json:"lock_wait_ms"`
 	CriticalMs float64 `json:"critical_ms"`
 	ReleaseMs  float64 `json:"release_ms"`
+	// RequestMs is the mean whole request of a run against a user's
+	// service, whose inner phases hammer cannot see; zero otherwise.
+	RequestMs float64 `json:"request_ms,omitempty"`
 }
 
 // Sold is one run's count of seats sold over time, and its fault windows.

@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"slices"
 
 	"gonum.org/v1/plot"
 
@@ -14,13 +15,18 @@ func buildPhases(runs []Run, lat *latency.Set) []Phases {
 	out := make([]Phases, 0, len(runs))
 	mean := func(run string, p latency.Phase) float64 { return usToMs(lat.Histogram(run, p).Mean()) }
 	for _, r := range runs {
-		out = append(out, Phases{
+		ph := Phases{
 			Run:        r.Name,
 			Lock:       r.Lock,
 			LockWaitMs: mean(r.Name, latency.LockWait),
 			CriticalMs: mean(r.Name, latency.Critical),
 			ReleaseMs:  mean(r.Name, latency.Release),
-		})
+		}
+		if req := mean(r.Name, latency.Attempt); req > 0 && ph.LockWaitMs == 0 && ph.CriticalMs == 0 && ph.ReleaseMs == 0 {
+			// A service is a black box: its one phase is the whole request.
+			ph.Lock, ph.RequestMs = false, req
+		}
+		out = append(out, ph)
 	}
 	return out
 }
@@ -37,6 +43,9 @@ type phase struct {
 // for the lock in a pale tint, the critical section in the mode's colour,
 // the release darker. Runs without a lock have only a critical section.
 func phaseList(ph Phases) []phase {
+	if ph.RequestMs > 0 {
+		return []phase{{"whole request, of a service (full colour)", ph.RequestMs, func(c color.RGBA) color.RGBA { return c }}}
+	}
 	crit := phase{"critical section (full colour)", ph.CriticalMs, func(c color.RGBA) color.RGBA { return c }}
 	if !ph.Lock {
 		return []phase{crit}
@@ -96,6 +105,10 @@ func phaseLegend(d Data) []entry {
 	out := []entry{{label: "phase, left to right"}}
 	g := neutral()
 	for _, seg := range phaseList(Phases{Lock: true}) {
+		out = append(out, entry{label: seg.name, thumb: boxThumb{fill: seg.colour(g), edge: shade(g, 0.5)}})
+	}
+	if slices.ContainsFunc(d.Phases, func(ph Phases) bool { return ph.RequestMs > 0 }) {
+		seg := phaseList(Phases{RequestMs: 1})[0]
 		out = append(out, entry{label: seg.name, thumb: boxThumb{fill: seg.colour(g), edge: shade(g, 0.5)}})
 	}
 	out = append(out, entry{label: "at the end: sum of the means", thumb: heading{}})
