@@ -59,6 +59,9 @@ type Holders interface {
 	// Sale says where the sale of the holder with token on process proc
 	// stands (see fault.SaleState).
 	Sale(ctx context.Context, proc int, token string) (fault.SaleState, error)
+	// CatchWriter stops the next process whose sale has written and not
+	// committed, and returns it (see fault.Coordinator).
+	CatchWriter(ctx context.Context) (int, error)
 }
 
 // builtin is hammer's own inventory: the sectors and sales tables of
@@ -127,7 +130,7 @@ func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg workerConf
 	if !ok || len(s.sched) == 0 {
 		return func() {}
 	}
-	st.coord.Procs, st.coord.Sale = h, h.Sale
+	st.coord.Procs, st.coord.Sale, st.coord.CatchWriter = h, h.Sale, h.CatchWriter
 	var again atomic.Int64 // strikes that missed, to make on later holders
 	st.onMiss = func() { again.Add(1) }
 	watchCtx, cancel := context.WithCancel(ctx)

@@ -25,9 +25,11 @@ func (crash) At(ctx context.Context, w *Worker, h Hit) error {
 
 // Strike kills the process; the contender never resumes.
 func (crash) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
-	if err := stopInside(ctx, c, t); err != nil {
+	proc, err := stopInside(ctx, c, t)
+	if err != nil {
 		return "", err
 	}
+	t.Proc = proc
 	c.Procs.Crashed(t.Proc)
 	pid, err := c.Procs.Signal(t.Proc, syscall.SIGKILL)
 	if err != nil {
@@ -35,7 +37,7 @@ func (crash) Strike(ctx context.Context, c *Coordinator, t Target) (string, erro
 	}
 	where := "in the middle of its sale"
 	if t.Watched {
-		where = "while it held the lock, inside its transaction"
+		where = "in the middle of its sale (its transaction had written, not committed)"
 	}
 	return fmt.Sprintf("SIGKILL of %s (pid %d) %s", c.Procs.Name(t.Proc), pid, where), nil
 }

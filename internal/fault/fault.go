@@ -147,6 +147,10 @@ type Coordinator struct {
 	// Sale, when a watch follows the holders, says where the sale of the
 	// holder with token on process proc stands; nil otherwise.
 	Sale func(ctx context.Context, proc int, token string) (SaleState, error)
+	// CatchWriter, when a watch follows the holders, waits until some
+	// process's sale has written and not committed, stops that process
+	// there and returns it; ErrMissed when none did before ctx ended.
+	CatchWriter func(ctx context.Context) (proc int, err error)
 }
 
 // Procs are the worker processes of a race, as faults act on them.

@@ -20,9 +20,11 @@ func (pauseStop) At(ctx context.Context, w *Worker, h Hit) error {
 
 // Strike stops the process, waits and lets it go on.
 func (pauseStop) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
-	if err := stopInside(ctx, c, t); err != nil {
+	proc, err := stopInside(ctx, c, t)
+	if err != nil {
 		return "", err
 	}
+	t.Proc = proc
 	pid, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP)
 	if err != nil {
 		return "", err
@@ -30,7 +32,7 @@ func (pauseStop) Strike(ctx context.Context, c *Coordinator, t Target) (string, 
 	Sleep(ctx, c.PauseFor) // cut short when the race is interrupted
 	where := "between its read and its write"
 	if t.Watched {
-		where = "while it held the lock, inside its transaction"
+		where = "in the middle of its sale (its transaction had written, not committed)"
 	}
 	if _, err := c.Procs.Signal(t.Proc, syscall.SIGCONT); err != nil {
 		return "", err

@@ -31,15 +31,29 @@ const (
 // another holder should be struck instead.
 var ErrMissed = errors.New("the holder was not caught inside its sale")
 
-// stopInside stops a watched holder inside its sale: it steps the process
-// (SIGSTOP, look, SIGCONT a moment) until its transaction has written,
-// and leaves it stopped there. A holder that is through its sale
-// when looked at is let go with ErrMissed. A holder struck at a point of
-// its attempt is taken as it is.
-func stopInside(ctx context.Context, c *Coordinator, t Target) error {
+// stopInside stops a watched holder inside its sale and returns the
+// process it stopped. It steps the holder (SIGSTOP, look, SIGCONT a
+// moment) until its transaction has written. A holder already through its
+// sale when first looked at (the watch saw it late) is let go, and the
+// next process whose sale writes is caught instead (CatchWriter), for as
+// long as the fault lasts. A holder struck at a point of its attempt is
+// taken as it is.
+func stopInside(ctx context.Context, c *Coordinator, t Target) (int, error) {
 	if !t.Watched || c.Sale == nil {
-		return nil
+		return t.Proc, nil
 	}
+	err := step(ctx, c, t)
+	if !errors.Is(err, ErrMissed) || c.CatchWriter == nil {
+		return t.Proc, err
+	}
+	catch, cancel := context.WithTimeout(ctx, max(c.PauseFor, time.Second))
+	defer cancel()
+	return c.CatchWriter(catch)
+}
+
+// step steps holder t until its transaction has written, leaving it
+// stopped, or returns ErrMissed once it is through its sale.
+func step(ctx context.Context, c *Coordinator, t Target) error {
 	for range maxSteps {
 		if _, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP); err != nil {
 			return err

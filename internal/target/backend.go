@@ -234,3 +234,63 @@ func (b *Backend) openLooks(ctx context.Context) error {
 	b.looks, b.activity = redis.NewClient(opt), activity
 	return nil
 }
+
+// CatchWriter steps every replica together (SIGSTOP all, look, SIGCONT
+// all for a moment) until one's transaction has written and not
+// committed, leaves that one stopped and returns it; ErrMissed when ctx
+// ends first. Frozen together, the replicas cannot slip through a sale
+// between two looks the way a watch that lags behind them would let them.
+func (b *Backend) CatchWriter(ctx context.Context) (int, error) {
+	if b.set == nil {
+		return 0, fmt.Errorf("no replica hammer started")
+	}
+	all := func(sig syscall.Signal, except int) {
+		for i := range b.set.Len() {
+			if i != except {
+				_, _ = b.set.Signal(i, sig)
+			}
+		}
+	}
+	for ctx.Err() == nil {
+		all(syscall.SIGSTOP, -1)
+		r, ok, err := b.writer(ctx)
+		if err == nil && ok {
+			all(syscall.SIGCONT, r)
+			return r, nil
+		}
+		all(syscall.SIGCONT, -1)
+		if err != nil {
+			return 0, err
+		}
+		spin(catchStep)
+	}
+	return 0, fault.ErrMissed
+}
+
+// catchStep is how long CatchWriter lets the replicas run between looks.
+const catchStep = 200 * time.Microsecond
+
+// spin waits d without sleeping: a timer wakes up later than that.
+func spin(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}
+
+// writer finds a replica whose transaction has written and not committed.
+func (b *Backend) writer(ctx context.Context) (int, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.openLooks(ctx); err != nil {
+		return 0, false, err
+	}
+	txs, err := b.activity.Transactions(context.WithoutCancel(ctx))
+	if err != nil {
+		return 0, false, err
+	}
+	for port, wrote := range txs {
+		if r, ok := b.set.Owner(port); ok && wrote {
+			return r, true, nil
+		}
+	}
+	return 0, false, nil
+}
