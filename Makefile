@@ -52,9 +52,11 @@ examples/ticketd-node/node_modules: examples/ticketd-node/package-lock.json
 load-service: build services examples
 	./$(BIN) load --target examples/ticketd/target.yaml $(ARGS)
 
-## gate-service: the variant x fault matrix of examples/ticketd (examples/ticketd/gate.matrix)
+## gate-service: the variant x fault matrix of examples/ticketd (examples/ticketd/gate.matrix),
+## on a sale of 100 seats long enough for process faults to catch a replica inside a sale
+SERVICE_GATE_SIZES ?= --procs 2 --goroutines 100 --seats 100
 gate-service: build services examples
-	./$(BIN) gate --target examples/ticketd/target.yaml --matrix examples/ticketd/gate.matrix $(ARGS)
+	./$(BIN) gate --target examples/ticketd/target.yaml --matrix examples/ticketd/gate.matrix $(SERVICE_GATE_SIZES) $(ARGS)
 
 ## up/down: Redis and PostgreSQL in Docker, for --stack external (see README)
 up:

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/hammer-load/hammer/internal/tail"
 )
 
 // worker is one running worker process.
@@ -20,7 +22,7 @@ type worker struct {
 	stdinMu sync.Mutex // the go signal and resumes may come from two goroutines
 	stdin   io.WriteCloser
 	stdout  io.Reader
-	stderr  *tail
+	stderr  *tail.Buffer
 	done    bool        // sent its done message
 	crashed atomic.Bool // killed on purpose by the crash fault
 	stopped bool        // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
@@ -38,7 +40,7 @@ func startWorkers(ctx context.Context, o Options, cfg workerConfig) (*fleet, err
 	for p := range o.Procs {
 		cmd := exec.Command(o.Worker.Path, o.Worker.Args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		w := &worker{cmd: cmd, stderr: &tail{max: 4096}}
+		w := &worker{cmd: cmd, stderr: tail.New(4096)}
 		cmd.Stderr = w.stderr
 		var err error
 		if w.stdin, err = cmd.StdinPipe(); err == nil {
@@ -117,7 +119,7 @@ func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
 			case ev.msg.Fatal != "":
 				return fmt.Errorf("worker %d: %s", ev.proc, ev.msg.Fatal)
 			case ev.eof:
-				return fmt.Errorf("worker %d exited during start-up: %s", ev.proc, f.ws[ev.proc].stderr.last())
+				return fmt.Errorf("worker %d exited during start-up: %s", ev.proc, f.ws[ev.proc].stderr.Last())
 			case ev.msg.Ready:
 				ready++
 			}
@@ -160,7 +162,7 @@ func (f *fleet) wait() []string {
 			if err != nil {
 				why = err.Error()
 			}
-			bad = append(bad, fmt.Sprintf("worker %d (pid %d) died: %s%s", p, w.cmd.Process.Pid, why, w.stderr.suffix()))
+			bad = append(bad, fmt.Sprintf("worker %d (pid %d) died: %s%s", p, w.cmd.Process.Pid, why, quote(" (%s)", w.stderr.Last())))
 		}
 	}
 	return bad
@@ -202,4 +204,12 @@ func (f *fleet) pids() []int {
 		out[i] = w.cmd.Process.Pid
 	}
 	return out
+}
+
+// quote formats line with format, or is "" for an empty line.
+func quote(format, line string) string {
+	if line == "" {
+		return ""
+	}
+	return fmt.Sprintf(format, line)
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hammer-load/hammer/internal/tail"
 )
 
 // Spec is how to start one replica.
@@ -46,7 +48,7 @@ type replica struct {
 	index int
 	port  int
 	cmd   *exec.Cmd
-	out   *tail
+	out   *tail.Buffer
 	done  chan struct{} // closed once the process exited and was reaped
 
 	mu      sync.Mutex
@@ -103,7 +105,7 @@ func (s *Set) launch(r *replica) error {
 	cmd := exec.Command(path, s.spec.Command[1:]...)
 	cmd.Dir = s.spec.Dir
 	cmd.Env = append(os.Environ(), s.spec.Env(r.index, r.port)...)
-	r.out = &tail{max: 4096}
+	r.out = tail.New(4096)
 	cmd.Stdout, cmd.Stderr = r.out, r.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -121,7 +123,7 @@ func (s *Set) launch(r *replica) error {
 			r.exitErr = err.Error()
 		}
 		if !r.killed {
-			r.deaths = append(r.deaths, fmt.Sprintf("replica %d (pid %d) %s%s", r.index, cmd.Process.Pid, r.exitErr, r.out.suffix()))
+			r.deaths = append(r.deaths, fmt.Sprintf("replica %d (pid %d) %s%s", r.index, cmd.Process.Pid, r.exitErr, said(r.out)))
 		}
 		r.mu.Unlock()
 		close(done)
@@ -161,13 +163,13 @@ func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 		}
 		select {
 		case <-r.exited():
-			return fmt.Errorf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), r.out.suffix())
+			return fmt.Errorf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), said(r.out))
 		case <-ctx.Done():
 			return fmt.Errorf("interrupted while replica %d started: %w", r.index, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("replica %d (%s) not ready after %s (GET %s: %s)%s", r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, r.out.suffix())
+	return fmt.Errorf("replica %d (%s) not ready after %s (GET %s: %s)%s", r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, said(r.out))
 }
 
 // exit says how r ended; call only once r.done is closed.
@@ -258,4 +260,12 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// said is what a replica printed last, as ": line", or "".
+func said(out *tail.Buffer) string {
+	if l := out.Last(); l != "" {
+		return ": " + l
+	}
+	return ""
 }
