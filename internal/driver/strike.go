@@ -48,16 +48,21 @@ func (s *striker) handle(ctx context.Context, st strike) {
 	go func() {
 		defer s.wg.Done()
 		start := time.Now()
-		detail, err := s.fault.Strike(ctx, s.coord, t)
+		detail, err := s.fault.Strike(ctx, s.coord, &t)
 		if errors.Is(err, fault.ErrMissed) && s.miss() {
 			return
 		}
+		// The fault may strike another process than the one that asked
+		// (a watched holder through its sale hands the strike on).
+		if t.Proc != st.Proc && t.Watched {
+			t.RequestID = s.coord.Procs.Name(t.Proc)
+		}
 		ev := history.FaultEvent{
-			Run: s.o.Scenario.Name, Fault: s.o.Scenario.Fault, Proc: st.Proc, Goroutine: st.Goroutine,
-			RequestID: st.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
+			Run: s.o.Scenario.Name, Fault: s.o.Scenario.Fault, Proc: t.Proc, Goroutine: t.Goroutine,
+			RequestID: t.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
 		}
 		if err != nil {
-			ev.Detail, ev.Failed = fmt.Sprintf("%s on %s", s.o.Scenario.Fault, st.RequestID), err.Error()
+			ev.Detail, ev.Failed = fmt.Sprintf("%s on %s", s.o.Scenario.Fault, t.RequestID), err.Error()
 		}
 		s.record(ev)
 	}()

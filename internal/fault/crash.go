@@ -24,8 +24,8 @@ func (crash) At(ctx context.Context, w *Worker, h Hit) error {
 }
 
 // Strike kills the process; the contender never resumes.
-func (crash) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
-	proc, err := stopInside(ctx, c, t)
+func (crash) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
+	proc, err := stopInside(ctx, c, *t)
 	if err != nil {
 		return "", err
 	}

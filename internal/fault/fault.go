@@ -43,8 +43,9 @@ type Injector interface {
 	At(ctx context.Context, w *Worker, h Hit) error
 	// Strike is the coordinator's side: what it does when a struck
 	// contender asks it to act. It resumes the contender when done (a
-	// contender killed never resumes) and says in words what it did.
-	Strike(ctx context.Context, c *Coordinator, t Target) (string, error)
+	// contender killed never resumes) and says in words what it did; it
+	// updates t when it struck another process than the one that asked.
+	Strike(ctx context.Context, c *Coordinator, t *Target) (string, error)
 	// Window acts on every connection for d, from now, and says in words
 	// what it did: the faults whose row says Proxied.
 	Window(ctx context.Context, d time.Duration) (string, error)
@@ -199,8 +200,8 @@ func (Base) At(context.Context, *Worker, Hit) error { return nil }
 
 // Strike resumes the contender and fails: the fault has no coordinator
 // action.
-func (Base) Strike(_ context.Context, c *Coordinator, t Target) (string, error) {
-	c.Procs.Resume(t)
+func (Base) Strike(_ context.Context, c *Coordinator, t *Target) (string, error) {
+	c.Procs.Resume(*t)
 	return "", errNoStrike
 }
 

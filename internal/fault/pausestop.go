@@ -19,8 +19,8 @@ func (pauseStop) At(ctx context.Context, w *Worker, h Hit) error {
 }
 
 // Strike stops the process, waits and lets it go on.
-func (pauseStop) Strike(ctx context.Context, c *Coordinator, t Target) (string, error) {
-	proc, err := stopInside(ctx, c, t)
+func (pauseStop) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
+	proc, err := stopInside(ctx, c, *t)
 	if err != nil {
 		return "", err
 	}
@@ -37,6 +37,6 @@ func (pauseStop) Strike(ctx context.Context, c *Coordinator, t Target) (string, 
 	if _, err := c.Procs.Signal(t.Proc, syscall.SIGCONT); err != nil {
 		return "", err
 	}
-	c.Procs.Resume(t)
+	c.Procs.Resume(*t)
 	return fmt.Sprintf("SIGSTOP of %s (pid %d) %s, SIGCONT %s later", c.Procs.Name(t.Proc), pid, where, c.PauseFor), nil
 }
