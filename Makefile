@@ -44,7 +44,7 @@ examples: examples/ticketd-node/node_modules
 	cd examples/ticketd && $(GO) build -o bin/ticketd .
 
 examples/ticketd-node/node_modules: examples/ticketd-node/package-lock.json
-	cd examples/ticketd-node && $(NPM) ci --no-audit --no-fund
+	cd examples/ticketd-node && $(NPM) ci --no-audit --no-fund --ignore-scripts
 	touch $@
 
 ## load-service: race every variant of examples/ticketd (your own service's target file) against

@@ -101,6 +101,9 @@ func (x *index) gaps() []string {
 	if len(x.in.Attempts) == 0 {
 		out = append(out, "no attempts were recorded")
 	}
+	if x.unanswered() {
+		out = append(out, "no request got an answer a response rule of the target file matched: the service was not seen to sell or refuse anything")
+	}
 	if n, first := x.unmatched(); n > 0 {
 		out = append(out, fmt.Sprintf("%s of the service matched no response rule of the target file, so what they did cannot be told (first: %s)",
 			plural(n, "answer", "answers"), first))
@@ -226,4 +229,19 @@ func (x *index) unmatched() (int, string) {
 		}
 	}
 	return n, first
+}
+
+// unanswered reports a race against a user's service in which no request
+// got an answer a rule matched (sold, sold out or rejected), outside a
+// fault that explains errors: nothing was seen that could be judged.
+func (x *index) unanswered() bool {
+	if x.in.Fault.ExplainsErrors() || len(x.in.Attempts) == 0 || x.in.Attempts[0].Replica == "" {
+		return false
+	}
+	for _, a := range x.in.Attempts {
+		if a.Outcome == history.Sold || a.Outcome == history.SoldOut || a.Outcome == history.Rejected {
+			return false
+		}
+	}
+	return true
 }

@@ -116,6 +116,11 @@ func TestBadTargets(t *testing.T) {
 		{"missing ledger", func(s string) string {
 			return strings.Replace(s, "  ledger: SELECT request_id, seat FROM sales WHERE sector_id = {{sector}}\n", "", 1)
 		}, exitUsage, "ledger"},
+		{"no request id sent", func(s string) string { return strings.Replace(s, `"request_id": "{{request_id}}", `, "", 1) },
+			exitUsage, "must send {{request_id}}"},
+		{"lock key outside the prefix", func(s string) string {
+			return strings.Replace(s, `lock_key: "{{key_prefix}}lock`, `lock_key: "shared:lock`, 1)
+		}, exitUsage, "must start with {{key_prefix}}"},
 		{"command exits at once", func(s string) string {
 			return strings.Replace(s, "command: [", "command: [sh, -c, 'echo cannot bind >&2; exit 3', ", 1)
 		}, exitInfra, "cannot bind"},

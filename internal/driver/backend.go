@@ -64,7 +64,7 @@ type Holders interface {
 	CatchWriter(ctx context.Context) (int, error)
 }
 
-// builtin is hammer's own inventory: the sectors and sales tables of
+// builtinBackend is hammer's own inventory: the sectors and sales tables of
 // internal/inventory.
 type builtinBackend struct{}
 

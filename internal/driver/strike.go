@@ -41,7 +41,7 @@ func (s *striker) handle(ctx context.Context, st strike) {
 	}
 	s.mu.Unlock()
 	if !take {
-		s.fleet.Resume(t)
+		s.coord.Procs.Resume(t)
 		return
 	}
 	s.wg.Add(1)

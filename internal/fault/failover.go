@@ -47,7 +47,7 @@ func (f *failover) At(ctx context.Context, w *Worker, h Hit) error {
 // Strike fails over, waits for another contender to take the lost lock
 // and lets the struck holder go on.
 func (f *failover) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
-	return overlap(ctx, c, *t, f.fail)
+	return overlap(ctx, c, t, f.fail)
 }
 
 // TearDown removes the replica and the proxies; the next race gets a

@@ -20,7 +20,7 @@ func (lockLoss) At(ctx context.Context, w *Worker, h Hit) error {
 // Strike loses the lock, waits for another contender to take it and lets
 // the struck holder go on.
 func (lockLoss) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
-	return overlap(ctx, c, *t, func(ctx context.Context) (string, error) { return loseLock(ctx, c) })
+	return overlap(ctx, c, t, func(ctx context.Context) (string, error) { return loseLock(ctx, c) })
 }
 
 // loseLock makes the lock key vanish and says how.

@@ -3,6 +3,7 @@ package fault
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/hammer-load/hammer/internal/redislock"
@@ -11,14 +12,26 @@ import (
 
 // overlap makes the lock vanish with lose while t holds it, waits until
 // another contender took it and lets t go on, so that the two overlap.
-func overlap(ctx context.Context, c *Coordinator, t Target, lose func(context.Context) (string, error)) (string, error) {
+func overlap(ctx context.Context, c *Coordinator, t *Target, lose func(context.Context) (string, error)) (string, error) {
+	if t.Watched {
+		// Hold the holder inside its sale while its lock goes, so that it
+		// and the next holder overlap.
+		proc, err := stopInside(ctx, c, *t)
+		if err != nil {
+			return "", err
+		}
+		if proc != t.Proc {
+			t.Proc, t.RequestID = proc, c.Procs.Name(proc)
+		}
+		defer func() { _, _ = c.Procs.Signal(proc, syscall.SIGCONT) }()
+	}
 	how, err := lose(ctx)
 	if err != nil {
-		c.Procs.Resume(t)
+		c.Procs.Resume(*t)
 		return "", err
 	}
 	taken := awaitNewHolder(ctx, c)
-	c.Procs.Resume(t)
+	c.Procs.Resume(*t)
 	return fmt.Sprintf("%s while %s held it; %s", how, t.RequestID, taken), nil
 }
 
@@ -43,27 +56,6 @@ func awaitNewHolder(ctx context.Context, c *Coordinator) string {
 		}
 	}
 	return "nobody took the lock before the old holder went on"
-}
-
-// awaitTakeover waits until a contender takes the lock anew (its value
-// changes to another holder's), at most ten TTLs, and returns when.
-func awaitTakeover(ctx context.Context, c *Coordinator) time.Time {
-	rdb, err := dial(c.WatchRedisURL)
-	if err != nil {
-		return time.Now()
-	}
-	defer rdb.Close()
-	was, _ := rdb.Get(ctx, c.LockKey).Result()
-	deadline := time.Now().Add(10 * c.LockTTL)
-	for time.Now().Before(deadline) {
-		if v, err := rdb.Get(ctx, c.LockKey).Result(); err == nil && v != was {
-			break
-		}
-		if !Sleep(ctx, 100*time.Microsecond) {
-			break
-		}
-	}
-	return time.Now()
 }
 
 func dial(rawURL string) (*redis.Client, error) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -104,7 +105,10 @@ func (s *Set) launch(r *replica) error {
 	}
 	cmd := exec.Command(path, s.spec.Command[1:]...)
 	cmd.Dir = s.spec.Dir
-	cmd.Env = append(os.Environ(), s.spec.Env(r.index, r.port)...)
+	cmd.Env = append(ownEnv(), s.spec.Env(r.index, r.port)...)
+	// A child that leaves the group with the output pipes open must not
+	// keep hammer waiting for them.
+	cmd.WaitDelay = 2 * time.Second
 	r.out = tail.New(4096)
 	cmd.Stdout, cmd.Stderr = r.out, r.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -268,4 +272,17 @@ func said(out *tail.Buffer) string {
 		return ": " + l
 	}
 	return ""
+}
+
+// ownEnv is hammer's environment without its own HAMMER_ settings, which
+// may hold the URLs, passwords included, of the servers: a replica gets
+// only the ones its target file hands it.
+func ownEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HAMMER_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -248,5 +249,35 @@ func (d *doc) convert(raw rawFile) (*File, error) {
 	if strings.TrimSpace(f.Truth.Ledger) == "" {
 		return nil, d.errAt([]string{"truth", "ledger"}, "required: the query that reads the sales (request id, seat)")
 	}
+	if err := d.required(f); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// required checks that the file uses the placeholders a race's evidence
+// depends on: without them a correct service would look broken (every
+// sale unmatched to its request, sales made outside the race's schema or
+// seats) or hammer would touch what it did not create.
+func (d *doc) required(f *File) error {
+	has := func(name string, ss ...string) bool {
+		for _, s := range ss {
+			if slices.Contains(Placeholders(s), name) {
+				return true
+			}
+		}
+		return false
+	}
+	headers := slices.Collect(maps.Values(f.Request.Headers))
+	switch {
+	case !has(VarRequestID, append(headers, f.Request.Path, f.Request.Body)...):
+		return d.errAt([]string{"request"}, "must send {{request_id}} (in the path, a header or the body): it ties each sale row to its request")
+	case !has(VarSeats, f.Setup):
+		return d.errAt([]string{"setup"}, "must use {{seats}}: the sector must hold the race's seats")
+	case f.LockKey != "" && !strings.HasPrefix(f.LockKey, "{{"+VarKeyPrefix+"}}"):
+		return d.errAt([]string{"lock_key"}, "must start with {{key_prefix}}: hammer only touches keys it owns")
+	case f.Service != nil && !has(VarPGSchema, slices.Collect(maps.Values(f.Service.Env))...):
+		return d.errAt([]string{"service", "env"}, "must hand the service {{pg_schema}}: its tables live in the race's own schema")
+	}
+	return nil
 }

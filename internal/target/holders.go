@@ -134,10 +134,12 @@ type monitorLine struct {
 //	+1700000000.123456 [0 127.0.0.1:50312] "set" "key" "tok" "px" "150" "nx"
 func parseMonitor(line string) (monitorLine, bool) {
 	line = strings.TrimPrefix(line, "+")
-	open, close := strings.IndexByte(line, '['), strings.IndexByte(line, ']')
-	if open < 1 || close < open {
+	open := strings.IndexByte(line, '[')
+	end := strings.Index(line[max(open, 0):], "] ") // an IPv6 client is [0 [::1]:5000]
+	if open < 1 || end < 0 {
 		return monitorLine{}, false
 	}
+	close := open + end
 	at, err := strconv.ParseFloat(strings.TrimSpace(line[:open]), 64)
 	if err != nil {
 		return monitorLine{}, false

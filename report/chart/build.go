@@ -18,7 +18,7 @@ func Build(f *folder.Folder) Data {
 		RunID:    f.Manifest.RunID,
 		Runs:     runs,
 		Spectrum: buildSpectra(runs, f.Latency),
-		Phases:   buildPhases(runs, f.Latency),
+		Phases:   buildPhases(runs, f.Latency, f.Manifest.Env.Target != ""),
 		Sold:     buildSold(views),
 		Rate:     buildRate(views),
 		LockWait: buildLockWait(runs, f.Latency),

@@ -10,8 +10,9 @@ import (
 	"github.com/hammer-load/hammer/latency"
 )
 
-// buildPhases returns the mean of each phase of every run.
-func buildPhases(runs []Run, lat *latency.Set) []Phases {
+// buildPhases returns the mean of each phase of every run; the runs of a
+// user's service (service) have one, the whole request.
+func buildPhases(runs []Run, lat *latency.Set, service bool) []Phases {
 	out := make([]Phases, 0, len(runs))
 	mean := func(run string, p latency.Phase) float64 { return usToMs(lat.Histogram(run, p).Mean()) }
 	for _, r := range runs {
@@ -22,9 +23,9 @@ func buildPhases(runs []Run, lat *latency.Set) []Phases {
 			CriticalMs: mean(r.Name, latency.Critical),
 			ReleaseMs:  mean(r.Name, latency.Release),
 		}
-		if req := mean(r.Name, latency.Attempt); req > 0 && ph.LockWaitMs == 0 && ph.CriticalMs == 0 && ph.ReleaseMs == 0 {
+		if service {
 			// A service is a black box: its one phase is the whole request.
-			ph.Lock, ph.RequestMs = false, req
+			ph.Lock, ph.RequestMs = false, mean(r.Name, latency.Attempt)
 		}
 		out = append(out, ph)
 	}
