@@ -8,24 +8,30 @@ import (
 	"strings"
 )
 
-// Owner says which replica holds the local end of a TCP connection from
-// port: the replica one of whose processes has that socket open. It is
-// how a client Redis names by its address maps to a replica. Lookups are
-// served from a map of every replica's sockets, made again on a miss.
-func (s *Set) Owner(port int) (int, bool) {
+// Conn names a TCP connection of a replica by its two ports: its own
+// (Local, what a server sees as the client's port) and the server's.
+type Conn struct{ Local, Remote int }
+
+// Owner says which replica holds the TCP connection c: the replica one of
+// whose processes has that socket open. It is how a client a server names
+// by its address maps to a replica; the server's port is part of the key,
+// since the kernel may give one local port to connections to different
+// servers. Lookups are served from a map of every replica's sockets, made
+// again on a miss.
+func (s *Set) Owner(c Conn) (int, bool) {
 	s.ownerMu.Lock()
 	defer s.ownerMu.Unlock()
-	if r, ok := s.owners[port]; ok {
+	if r, ok := s.owners[c]; ok {
 		return r, true
 	}
 	s.owners = s.sockets()
-	r, ok := s.owners[port]
+	r, ok := s.owners[c]
 	return r, ok
 }
 
-// sockets maps the local port of every TCP socket a replica's processes
-// hold to the replica.
-func (s *Set) sockets() map[int]int {
+// sockets maps every TCP connection a replica's processes hold to the
+// replica.
+func (s *Set) sockets() map[Conn]int {
 	inodes := map[string]int{} // socket inode -> replica
 	for i, r := range s.rs {
 		for _, pid := range groupPIDs(r.pid()) {
@@ -39,7 +45,7 @@ func (s *Set) sockets() map[int]int {
 			}
 		}
 	}
-	out := map[int]int{}
+	out := map[Conn]int{}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(table)
 		if err != nil {
@@ -52,10 +58,10 @@ func (s *Set) sockets() map[int]int {
 				continue
 			}
 			r, ok := inodes[fields[9]]
-			_, hexPort, found := strings.Cut(fields[1], ":")
-			port, err := strconv.ParseInt(hexPort, 16, 32)
-			if ok && found && err == nil {
-				out[int(port)] = r
+			local, lok := hexPort(fields[1])
+			remote, rok := hexPort(fields[2])
+			if ok && lok && rok {
+				out[Conn{Local: local, Remote: remote}] = r
 			}
 		}
 		f.Close()
@@ -84,4 +90,11 @@ func groupPIDs(pgid int) []int {
 		}
 	}
 	return out
+}
+
+// hexPort reads the port of an "ADDR:PORT" field of /proc/net/tcp.
+func hexPort(field string) (int, bool) {
+	_, h, found := strings.Cut(field, ":")
+	port, err := strconv.ParseInt(h, 16, 32)
+	return int(port), found && err == nil
 }

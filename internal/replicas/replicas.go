@@ -41,7 +41,7 @@ type Set struct {
 	rs   []*replica
 
 	ownerMu sync.Mutex
-	owners  map[int]int // local port of a replica's socket -> replica
+	owners  map[Conn]int // a replica's connections -> replica
 }
 
 // replica is one started copy of the service.

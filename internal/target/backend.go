@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"strconv"
 	"sync"
 	"syscall"
@@ -32,13 +33,16 @@ type Backend struct {
 	replicas int
 	seats    int
 
-	set      *replicas.Set       // nil for replicas already running (urls:)
-	watchURL string              // the Redis the replicas reach, bypassing a proxy
-	pgURL    string              // PostgreSQL as the coordinator reaches it
-	activity *inventory.Activity // opened by the first Sale, with looks
-	looks    *redis.Client
-	lockKey  string
-	restarts sync.WaitGroup
+	set      *replicas.Set // nil for replicas already running (urls:)
+	watchURL string        // the Redis the replicas reach, bypassing a proxy
+	pgURL    string        // PostgreSQL as the coordinator reaches it
+	// redisPort and pgPort are the servers' ports as the replicas reach
+	// them: the far end of their connections.
+	redisPort, pgPort int
+	activity          *inventory.Activity // opened by the first Sale, with looks
+	looks             *redis.Client
+	lockKey           string
+	restarts          sync.WaitGroup
 
 	mu      sync.Mutex
 	trouble []string // restarts that failed
@@ -73,6 +77,7 @@ func (b *Backend) Create(ctx context.Context, r driver.BackendRace) error {
 // prefix and its port, and returns the request the workers send.
 func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault.Servers) (json.RawMessage, error) {
 	b.watchURL = servers.WatchRedisURL
+	b.redisPort, b.pgPort = urlPort(servers.RedisURL), urlPort(servers.PGURL)
 	urls := b.file.URLs
 	if s := b.file.Service; s != nil {
 		env := map[string]string{
@@ -178,7 +183,7 @@ func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n 
 	}
 	owner := func(int) (int, bool) { return 0, false }
 	if b.set != nil {
-		owner = b.set.Owner
+		owner = func(port int) (int, bool) { return b.set.Owner(replicas.Conn{Local: port, Remote: b.redisPort}) }
 		owner(0) // map the replicas' sockets now, not at the first holder
 	}
 	b.lockKey = lockKey
@@ -208,7 +213,7 @@ func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleS
 	}
 	st := fault.SaleNotBegun
 	for port, wrote := range txs {
-		if r, ok := b.set.Owner(port); ok && r == proc {
+		if r, ok := b.set.Owner(replicas.Conn{Local: port, Remote: b.pgPort}); ok && r == proc {
 			if wrote {
 				return fault.SaleInside, nil
 			}
@@ -288,9 +293,19 @@ func (b *Backend) writer(ctx context.Context) (int, bool, error) {
 		return 0, false, err
 	}
 	for port, wrote := range txs {
-		if r, ok := b.set.Owner(port); ok && wrote {
+		if r, ok := b.set.Owner(replicas.Conn{Local: port, Remote: b.pgPort}); ok && wrote {
 			return r, true, nil
 		}
 	}
 	return 0, false, nil
+}
+
+// urlPort is the port of a server URL, 0 when it names none.
+func urlPort(raw string) int {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return 0
+	}
+	p, _ := strconv.Atoi(u.Port())
+	return p
 }

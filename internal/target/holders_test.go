@@ -19,7 +19,7 @@ func TestLockState(t *testing.T) {
 		{`+100.100 [0 127.0.0.1:5003] "set" "k:lock" "c" "px" "150" "nx"`, 0, ""},     // b still within its TTL
 		{`+100.200 [0 127.0.0.1:5003] "set" "k:lock" "c" "px" "150" "nx"`, 5003, "c"}, // b expired at 100.154
 		{`+100.201 [0 127.0.0.1:5004] "get" "k:lock"`, 0, ""},
-		{`+100.202 [0 127.0.0.1:5004] "set" "k:lock" "d"`, 0, ""}, // not a lock taking: no NX
+		{`+100.202 [0 127.0.0.1:5004] "set" "k:lock" "d"`, 0, ""},                 // not a lock taking: no NX
 		{`+101.000 [0 [::1]:5005] "set" "k:lock" "e" "px" "150" "nx"`, 5005, "e"}, // an IPv6 client, after c expired
 	}
 	var st lockState
