@@ -36,13 +36,17 @@ var ErrMissed = errors.New("the holder was not caught inside its sale")
 // moment) until its transaction has written. A holder already through its
 // sale when first looked at (the watch saw it late) is let go, and the
 // next process whose sale writes is caught instead (CatchWriter), for as
-// long as the fault lasts. A holder struck at a point of its attempt is
+// long as the fault lasts; so is a holder the watch could not trace to a
+// process. A holder struck at a point of its attempt is
 // taken as it is.
 func stopInside(ctx context.Context, c *Coordinator, t Target) (int, error) {
 	if !t.Watched || c.Sale == nil {
 		return t.Proc, nil
 	}
-	err := step(ctx, c, t)
+	err := ErrMissed // a holder not traced to a process (its client reached Redis through a proxy) is caught by its write
+	if t.Proc >= 0 {
+		err = step(ctx, c, t)
+	}
 	if !errors.Is(err, ErrMissed) || c.CatchWriter == nil {
 		return t.Proc, err
 	}
