@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
@@ -147,6 +148,13 @@ func failsBeforeAnything(t *testing.T, st *stack.Stack, args []string, wantCode 
 // leftovers counts the hammer schemas and keys on st.
 func leftovers(t *testing.T, st *stack.Stack) string {
 	t.Helper()
+	return leftoversUnder(t, st, inventory.SchemaPrefix, "hammer:")
+}
+
+// leftoversUnder counts the schemas and keys on st whose names start with
+// the given prefixes.
+func leftoversUnder(t *testing.T, st *stack.Stack, schemaPrefix, keyPrefix string) string {
+	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, st.PGURL)
 	if err != nil {
@@ -154,10 +162,10 @@ func leftovers(t *testing.T, st *stack.Stack) string {
 	}
 	defer conn.Close(ctx)
 	var schemas int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'hammer\_%'`).Scan(&schemas); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)", schemaPrefix).Scan(&schemas); err != nil {
 		t.Fatal(err)
 	}
-	keys, err := redisClient(t, st.RedisURL).Keys(ctx, "hammer:*").Result()
+	keys, err := redisClient(t, st.RedisURL).Keys(ctx, keyPrefix+"*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
-	"github.com/jackc/pgx/v5"
 )
 
 // serviceArgs are the sizes of a race against an example service: small,
@@ -181,25 +179,10 @@ func TestBadTargets(t *testing.T) {
 // leftoversOf names the schemas and keys run runID left on st, if any.
 func leftoversOf(t *testing.T, st *stack.Stack, runID string) string {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, st.PGURL)
-	if err != nil {
-		t.Fatal(err)
+	if left := leftoversUnder(t, st, inventory.SchemaName(runID, ""), "hammer:"+runID+":"); left != "0 schemas and 0 keys" {
+		return left
 	}
-	defer conn.Close(ctx)
-	var schemas int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)",
-		inventory.SchemaName(runID, "")).Scan(&schemas); err != nil {
-		t.Fatal(err)
-	}
-	keys, err := redisClient(t, st.RedisURL).Keys(ctx, "hammer:"+runID+":*").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if schemas == 0 && len(keys) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d schemas and %d keys", schemas, len(keys))
+	return ""
 }
 
 // testMark is a string unique to the test, put in the environment of the

@@ -136,7 +136,7 @@ func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg workerConf
 	watchCtx, cancel := context.WithCancel(ctx)
 	wait, err := h.WatchHolders(watchCtx, cfg.LockKey, func(n int64, proc int, token string) {
 		if slices.Contains(s.sched, n) || takeOne(&again) {
-			st.handle(ctx, strike{Proc: proc, Goroutine: -1, RequestID: h.Name(proc), Watched: true, Token: token})
+			st.handle(ctx, fault.Target{Proc: proc, Goroutine: -1, RequestID: h.Name(proc), Watched: true, Token: token})
 		}
 	})
 	if err != nil {

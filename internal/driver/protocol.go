@@ -97,10 +97,6 @@ type strike struct {
 	Proc      int    `json:"proc"`
 	Goroutine int    `json:"goroutine"`
 	RequestID string `json:"request_id"`
-	// Watched: found holding the lock by the backend's watch, not sent
-	// by a worker (see fault.Target).
-	Watched bool   `json:"-"`
-	Token   string `json:"-"`
 }
 
 // control is a line the coordinator writes to a worker after the go signal.

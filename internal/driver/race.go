@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/latency"
@@ -150,7 +151,8 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 					incomplete = append(incomplete, fmt.Sprintf("worker %d: %v", ev.proc, ev.end))
 				}
 			case ev.msg.Strike != nil:
-				s.handle(ctx, *ev.msg.Strike)
+				st := ev.msg.Strike
+				s.handle(ctx, fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key})
 			case ev.msg.Event != nil:
 				events = append(events, *ev.msg.Event)
 			case ev.msg.Histograms != nil:

@@ -31,9 +31,9 @@ type striker struct {
 	wg     sync.WaitGroup
 }
 
-// handle acts on one strike request without blocking the collector.
-func (s *striker) handle(ctx context.Context, st strike) {
-	t := fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key, Watched: st.Watched, Token: st.Token}
+// handle acts on one strike without blocking the collector: a worker's
+// request, or a holder a backend's watch found.
+func (s *striker) handle(ctx context.Context, t fault.Target) {
 	s.mu.Lock()
 	take := s.left > 0
 	if take {
@@ -52,11 +52,8 @@ func (s *striker) handle(ctx context.Context, st strike) {
 		if errors.Is(err, fault.ErrMissed) && s.miss() {
 			return
 		}
-		// The fault may strike another process than the one that asked
-		// (a watched holder through its sale hands the strike on).
-		if t.Proc != st.Proc && t.Watched {
-			t.RequestID = s.coord.Procs.Name(t.Proc)
-		}
+		// t now names what was struck: a watched holder through its sale
+		// hands the strike on to another process.
 		ev := history.FaultEvent{
 			Run: s.o.Scenario.Name, Fault: s.o.Scenario.Fault, Proc: t.Proc, Goroutine: t.Goroutine,
 			RequestID: t.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,

@@ -25,11 +25,9 @@ func (crash) At(ctx context.Context, w *Worker, h Hit) error {
 
 // Strike kills the process; the contender never resumes.
 func (crash) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
-	proc, err := stopInside(ctx, c, *t)
-	if err != nil {
+	if err := stopInside(ctx, c, t); err != nil {
 		return "", err
 	}
-	t.Proc = proc
 	c.Procs.Crashed(t.Proc)
 	pid, err := c.Procs.Signal(t.Proc, syscall.SIGKILL)
 	if err != nil {

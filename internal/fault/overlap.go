@@ -16,14 +16,10 @@ func overlap(ctx context.Context, c *Coordinator, t *Target, lose func(context.C
 	if t.Watched {
 		// Hold the holder inside its sale while its lock goes, so that it
 		// and the next holder overlap.
-		proc, err := stopInside(ctx, c, *t)
-		if err != nil {
+		if err := stopInside(ctx, c, t); err != nil {
 			return "", err
 		}
-		if proc != t.Proc {
-			t.Proc, t.RequestID = proc, c.Procs.Name(proc)
-		}
-		defer func() { _, _ = c.Procs.Signal(proc, syscall.SIGCONT) }()
+		defer func() { _, _ = c.Procs.Signal(t.Proc, syscall.SIGCONT) }()
 	}
 	how, err := lose(ctx)
 	if err != nil {

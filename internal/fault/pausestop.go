@@ -20,11 +20,9 @@ func (pauseStop) At(ctx context.Context, w *Worker, h Hit) error {
 
 // Strike stops the process, waits and lets it go on.
 func (pauseStop) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
-	proc, err := stopInside(ctx, c, *t)
-	if err != nil {
+	if err := stopInside(ctx, c, t); err != nil {
 		return "", err
 	}
-	t.Proc = proc
 	pid, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP)
 	if err != nil {
 		return "", err

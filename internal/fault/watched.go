@@ -16,10 +16,9 @@ const (
 	// SaleGone: the lock is no longer the holder's: it sold (or gave up)
 	// and released it before it could be stopped.
 	SaleGone SaleState = iota
-	// SaleNotBegun: it holds the lock and has started no transaction yet.
-	SaleNotBegun
-	// SaleBegun: its transaction has begun but written nothing yet.
-	SaleBegun
+	// SalePending: it holds the lock, and its transaction (if begun) has
+	// written nothing yet.
+	SalePending
 	// SaleInside: its transaction has written and not committed: its rows
 	// stay locked, and what it read stays what it acts on, while it is
 	// stopped; stopping or killing it now matters to the sale.
@@ -31,7 +30,7 @@ const (
 // another holder should be struck instead.
 var ErrMissed = errors.New("the holder was not caught inside its sale")
 
-// stopInside stops a watched holder inside its sale and returns the
+// stopInside stops a watched holder inside its sale, and points t at the
 // process it stopped. It steps the holder (SIGSTOP, look, SIGCONT a
 // moment) until its transaction has written. A holder already through its
 // sale when first looked at (the watch saw it late) is let go, and the
@@ -39,20 +38,24 @@ var ErrMissed = errors.New("the holder was not caught inside its sale")
 // long as the fault lasts; so is a holder the watch could not trace to a
 // process. A holder struck at a point of its attempt is
 // taken as it is.
-func stopInside(ctx context.Context, c *Coordinator, t Target) (int, error) {
+func stopInside(ctx context.Context, c *Coordinator, t *Target) error {
 	if !t.Watched || c.Sale == nil {
-		return t.Proc, nil
+		return nil
 	}
 	err := ErrMissed // a holder not traced to a process (its client reached Redis through a proxy) is caught by its write
 	if t.Proc >= 0 {
-		err = step(ctx, c, t)
+		err = step(ctx, c, *t)
 	}
 	if !errors.Is(err, ErrMissed) || c.CatchWriter == nil {
-		return t.Proc, err
+		return err
 	}
 	catch, cancel := context.WithTimeout(ctx, max(c.PauseFor, time.Second))
 	defer cancel()
-	return c.CatchWriter(catch)
+	proc, err := c.CatchWriter(catch)
+	if err == nil && proc != t.Proc {
+		t.Proc, t.RequestID = proc, c.Procs.Name(proc)
+	}
+	return err
 }
 
 // step steps holder t until its transaction has written, leaving it
@@ -75,7 +78,7 @@ func step(ctx context.Context, c *Coordinator, t Target) error {
 		if err != nil {
 			return err
 		}
-		spin(stepFor)
+		Spin(stepFor)
 	}
 	return ErrMissed
 }
@@ -87,9 +90,9 @@ const (
 	stepFor  = 50 * time.Microsecond
 )
 
-// spin waits d without sleeping: a timer's wake-up is coarser than the
-// steps a holder is let run.
-func spin(d time.Duration) {
+// Spin waits d without sleeping: a timer's wake-up is coarser than the
+// steps a stopped process is let run.
+func Spin(d time.Duration) {
 	for end := time.Now().Add(d); time.Now().Before(end); {
 	}
 }

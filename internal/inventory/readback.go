@@ -49,6 +49,22 @@ func Retry(ctx context.Context, wait time.Duration, once func(context.Context) R
 
 // readBackOnce makes one try at reading the ledger and the sector row.
 func readBackOnce(ctx context.Context, pgURL, schema, run string, id int) ReadBack {
+	return readWith(ctx, pgURL, schema, func(ctx context.Context, store *Store) ReadBack {
+		sales, err := store.Ledger(ctx, run)
+		if err != nil {
+			return ReadBack{LedgerErr: err}
+		}
+		sec, err := store.Sector(ctx, run, id)
+		if err != nil {
+			return ReadBack{Sales: sales, SectorErr: err}
+		}
+		return ReadBack{Sales: sales, Sector: &sec}
+	})
+}
+
+// readWith makes one try at a read-back with read, over a connection of
+// its own to the run's schema, bounded to 5 s even once ctx ended.
+func readWith(ctx context.Context, pgURL, schema string, read func(context.Context, *Store) ReadBack) ReadBack {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	store, err := Open(ctx, pgURL, schema, 1)
@@ -56,13 +72,5 @@ func readBackOnce(ctx context.Context, pgURL, schema, run string, id int) ReadBa
 		return ReadBack{LedgerErr: fmt.Errorf("read back: %w", err)}
 	}
 	defer store.Close()
-	sales, err := store.Ledger(ctx, run)
-	if err != nil {
-		return ReadBack{LedgerErr: err}
-	}
-	sec, err := store.Sector(ctx, run, id)
-	if err != nil {
-		return ReadBack{Sales: sales, SectorErr: err}
-	}
-	return ReadBack{Sales: sales, Sector: &sec}
+	return read(ctx, store)
 }

@@ -3,7 +3,6 @@ package inventory
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,20 +13,21 @@ import (
 // SQL, in the run's schema: ledgerSQL returns (request id, seat) rows,
 // sectorSQL (when not empty) one (capacity, available) row of sector id.
 func ReadTruth(ctx context.Context, pgURL, schema, run string, id int, ledgerSQL, sectorSQL string) ReadBack {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	store, err := Open(ctx, pgURL, schema, 1)
-	if err != nil {
-		return ReadBack{LedgerErr: fmt.Errorf("read back: %w", err)}
-	}
-	defer store.Close()
-	rows, err := store.pool.Query(ctx, ledgerSQL)
+	return readWith(ctx, pgURL, schema, func(ctx context.Context, store *Store) ReadBack {
+		return store.truth(ctx, run, id, ledgerSQL, sectorSQL)
+	})
+}
+
+// truth reads the ledger and sector row with the service's own SQL.
+func (s *Store) truth(ctx context.Context, run string, id int, ledgerSQL, sectorSQL string) ReadBack {
+	rows, err := s.pool.Query(ctx, ledgerSQL)
 	if err != nil {
 		return ReadBack{LedgerErr: fmt.Errorf("ledger SQL: %w", err)}
 	}
 	sales, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (history.Sale, error) {
-		s := history.Sale{Run: run, Sector: id}
-		return s, row.Scan(&s.RequestID, &s.Seat)
+		sale := history.Sale{Run: run, Sector: id}
+		err := row.Scan(&sale.RequestID, &sale.Seat)
+		return sale, err
 	})
 	if err != nil {
 		return ReadBack{LedgerErr: fmt.Errorf("ledger SQL: %w", err)}
@@ -36,7 +36,7 @@ func ReadTruth(ctx context.Context, pgURL, schema, run string, id int, ledgerSQL
 		return ReadBack{Sales: sales, NoCounter: true}
 	}
 	sec := history.Sector{Run: run, ID: id}
-	if err := store.pool.QueryRow(ctx, sectorSQL).Scan(&sec.Capacity, &sec.Available); err != nil {
+	if err := s.pool.QueryRow(ctx, sectorSQL).Scan(&sec.Capacity, &sec.Available); err != nil {
 		return ReadBack{Sales: sales, SectorErr: fmt.Errorf("sector SQL: %w", err)}
 	}
 	return ReadBack{Sales: sales, Sector: &sec}
@@ -60,25 +60,16 @@ func OpenActivity(ctx context.Context, pgURL string) (*Activity, error) {
 // Close closes the watch's connection.
 func (a *Activity) Close() { a.conn.Close(context.Background()) }
 
-// Transactions maps the client port of every other connection inside a
-// transaction to whether that transaction has written (it has a
-// transaction id: its rows are locked until it ends); a transaction at its
-// COMMIT or ROLLBACK is left out.
-func (a *Activity) Transactions(ctx context.Context) (map[int]bool, error) {
-	rows, err := a.conn.Query(ctx, `SELECT client_port, backend_xid IS NOT NULL
-		FROM pg_stat_activity
+// Writing lists the client ports of the other connections whose
+// transaction has written (it has a transaction id: its rows are locked
+// until it ends) and is not at its COMMIT or ROLLBACK.
+func (a *Activity) Writing(ctx context.Context) ([]int, error) {
+	rows, err := a.conn.Query(ctx, `SELECT client_port FROM pg_stat_activity
 		WHERE datname = current_database() AND pid <> pg_backend_pid()
-		AND client_port IS NOT NULL AND xact_start IS NOT NULL
+		AND client_port IS NOT NULL AND backend_xid IS NOT NULL
 		AND query !~* '^\s*(commit|end|rollback|abort)'`)
 	if err != nil {
 		return nil, fmt.Errorf("list transactions: %w", err)
 	}
-	out := map[int]bool{}
-	var port int
-	var ran bool
-	_, err = pgx.ForEachRow(rows, []any{&port, &ran}, func() error {
-		out[port] = ran
-		return nil
-	})
-	return out, err
+	return pgx.CollectRows(rows, pgx.RowTo[int])
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Conn names a TCP connection of a replica by its two ports: its own
@@ -17,17 +18,29 @@ type Conn struct{ Local, Remote int }
 // by its address maps to a replica; the server's port is part of the key,
 // since the kernel may give one local port to connections to different
 // servers. Lookups are served from a map of every replica's sockets, made
-// again on a miss.
+// again on a miss; a connection no replica held at the last scan (one of
+// hammer's own, say) is not scanned for again for a while, so that a
+// look at a stopped holder does not walk /proc for each stranger.
 func (s *Set) Owner(c Conn) (int, bool) {
 	s.ownerMu.Lock()
 	defer s.ownerMu.Unlock()
 	if r, ok := s.owners[c]; ok {
 		return r, true
 	}
-	s.owners = s.sockets()
+	if at, ok := s.strangers[c]; ok && time.Since(at) < strangerFor {
+		return 0, false
+	}
+	s.owners, s.strangers = s.sockets(), map[Conn]time.Time{}
 	r, ok := s.owners[c]
+	if !ok {
+		s.strangers[c] = time.Now()
+	}
 	return r, ok
 }
+
+// strangerFor is how long a connection no replica held is taken as
+// nobody's without looking again.
+const strangerFor = 100 * time.Millisecond
 
 // sockets maps every TCP connection a replica's processes hold to the
 // replica.

@@ -40,8 +40,9 @@ type Set struct {
 	spec Spec
 	rs   []*replica
 
-	ownerMu sync.Mutex
-	owners  map[Conn]int // a replica's connections -> replica
+	ownerMu   sync.Mutex
+	owners    map[Conn]int       // a replica's connections -> replica
+	strangers map[Conn]time.Time // connections no replica held, when last looked for
 }
 
 // replica is one started copy of the service.

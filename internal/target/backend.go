@@ -192,9 +192,9 @@ func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n 
 }
 
 // Sale says where the sale of the holder with token on replica proc
-// stands: through it once the lock holds another value, else inside a
-// transaction that has written, only begun, or not begun, as the
-// service's database shows the replica's connections.
+// stands: through it once the lock holds another value, else inside it
+// when one of the replica's connections to the service's database is in a
+// transaction that has written, else not there yet.
 func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleState, error) {
 	if b.set == nil {
 		return fault.SaleGone, fmt.Errorf("no replica hammer started")
@@ -207,20 +207,14 @@ func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleS
 	if v, err := b.looks.Get(ctx, b.lockKey).Result(); err != nil || v != token {
 		return fault.SaleGone, nil
 	}
-	txs, err := b.activity.Transactions(ctx)
-	if err != nil {
+	writing, err := b.writing(ctx)
+	switch {
+	case err != nil:
 		return fault.SaleGone, err
+	case writing[proc]:
+		return fault.SaleInside, nil
 	}
-	st := fault.SaleNotBegun
-	for port, wrote := range txs {
-		if r, ok := b.set.Owner(replicas.Conn{Local: port, Remote: b.pgPort}); ok && r == proc {
-			if wrote {
-				return fault.SaleInside, nil
-			}
-			st = fault.SaleBegun
-		}
-	}
-	return st, nil
+	return fault.SalePending, nil
 }
 
 // openLooks opens, once, what Sale looks through.
@@ -267,19 +261,13 @@ func (b *Backend) CatchWriter(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		spin(catchStep)
+		fault.Spin(catchStep)
 	}
 	return 0, fault.ErrMissed
 }
 
 // catchStep is how long CatchWriter lets the replicas run between looks.
 const catchStep = 200 * time.Microsecond
-
-// spin waits d without sleeping: a timer wakes up later than that.
-func spin(d time.Duration) {
-	for end := time.Now().Add(d); time.Now().Before(end); {
-	}
-}
 
 // writer finds a replica whose transaction has written and not committed.
 func (b *Backend) writer(ctx context.Context) (int, bool, error) {
@@ -288,16 +276,27 @@ func (b *Backend) writer(ctx context.Context) (int, bool, error) {
 	if err := b.openLooks(ctx); err != nil {
 		return 0, false, err
 	}
-	txs, err := b.activity.Transactions(context.WithoutCancel(ctx))
-	if err != nil {
-		return 0, false, err
+	writing, err := b.writing(context.WithoutCancel(ctx))
+	for r := range writing {
+		return r, true, err
 	}
-	for port, wrote := range txs {
-		if r, ok := b.set.Owner(replicas.Conn{Local: port, Remote: b.pgPort}); ok && wrote {
-			return r, true, nil
+	return 0, false, err
+}
+
+// writing is the set of replicas with a connection in a transaction that
+// has written and not committed; b.mu is held and the looks are open.
+func (b *Backend) writing(ctx context.Context) (map[int]bool, error) {
+	ports, err := b.activity.Writing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]bool{}
+	for _, port := range ports {
+		if r, ok := b.set.Owner(replicas.Conn{Local: port, Remote: b.pgPort}); ok {
+			out[r] = true
 		}
 	}
-	return 0, false, nil
+	return out, nil
 }
 
 // urlPort is the port of a server URL, 0 when it names none.
