@@ -59,10 +59,13 @@ type Attempt struct {
 	Intended     int64 `json:"intended_ns,omitempty"`
 	Invoke       int64 `json:"invoke_ns"`
 	LockAcquired int64 `json:"lock_acquired_ns,omitempty"`
-	LockReleased int64 `json:"lock_released_ns,omitempty"`
-	DBStart      int64 `json:"db_start_ns,omitempty"`
-	DBEnd        int64 `json:"db_end_ns,omitempty"`
-	Complete     int64 `json:"complete_ns"`
+	// LockReleasing is when the holder sent its release, LockReleased
+	// when the release answered.
+	LockReleasing int64 `json:"lock_releasing_ns,omitempty"`
+	LockReleased  int64 `json:"lock_released_ns,omitempty"`
+	DBStart       int64 `json:"db_start_ns,omitempty"`
+	DBEnd         int64 `json:"db_end_ns,omitempty"`
+	Complete      int64 `json:"complete_ns"`
 	// ReadAt and ReadAvailable record the read of a read-then-write mode:
 	// when it happened and the available count it saw.
 	ReadAt        int64 `json:"read_ns,omitempty"`
@@ -70,8 +73,11 @@ type Attempt struct {
 	// Token is the fencing token the lock handed out (fenced mode).
 	Token   int64   `json:"token,omitempty"`
 	Outcome Outcome `json:"outcome"`
-	Seat    int     `json:"seat,omitempty"`
-	Err     string  `json:"error,omitempty"`
+	// Hinted is set when the answer "sold out" came from the sold-out
+	// hint, before or while waiting for the lock, not from the database.
+	Hinted bool   `json:"sold_out_hint,omitempty"`
+	Seat   int    `json:"seat,omitempty"`
+	Err    string `json:"error,omitempty"`
 	// LockLost is set when the release found the lock no longer ours: it
 	// expired (or vanished) while this contender held it.
 	LockLost bool `json:"lock_lost,omitempty"`
@@ -161,6 +167,9 @@ type Run struct {
 	// whether holders kept extending it.
 	LockTTL int64 `json:"lock_ttl_ns,omitempty"`
 	Extend  bool  `json:"extend,omitempty"`
+	// NoHint tells that the sold-out hint was off: lock waiters queued
+	// for the lock even once the sector had sold out.
+	NoHint bool `json:"no_sold_out_hint,omitempty"`
 	// Rate and Duration describe an open-model run (attempts per second
 	// for Duration ns); zero for the closed model, where every contender
 	// fires at the go signal.

@@ -25,6 +25,11 @@ const (
 	// LockWait is from the attempt's start until it held the lock, or
 	// gave up waiting for it.
 	LockWait Phase = "lock_wait"
+	// Handoff is the lock passing from one holder to a waiter: from the
+	// holder sending its release to the next holder having the lock. It
+	// spans two attempts, so the coordinator records it from the whole
+	// history (ObserveHandoffs), under the next holder's outcome.
+	Handoff Phase = "handoff"
 	// Critical is the work the lock protects: from holding the lock (or,
 	// without a lock, from the start of the sale) until the sale was decided.
 	Critical Phase = "critical"
@@ -36,7 +41,7 @@ const (
 )
 
 // Phases returns every phase, in the order reports show them.
-func Phases() []Phase { return []Phase{LockWait, Critical, Release, Attempt} }
+func Phases() []Phase { return []Phase{LockWait, Handoff, Critical, Release, Attempt} }
 
 // Key names one histogram: a run, a phase and the outcome of the attempts.
 type Key struct {

@@ -124,6 +124,13 @@ func writeLatency(b *strings.Builder, s Summary) {
 		b.WriteString("> Open model: attempts are issued at a fixed rate and each one's latency counts from its " +
 			"intended start, so time spent waiting for a free contender is included (no coordinated omission).\n\n")
 	}
+	if slices.ContainsFunc(s.Runs, func(r RunSummary) bool {
+		return slices.ContainsFunc(r.Latency, func(l latency.Summary) bool { return l.Phase == latency.Handoff })
+	}) {
+		b.WriteString("> Lock handoff is counted per handoff, not per attempt: from a holder sending its release to " +
+			"the next holder, who was already waiting, having the lock — how long the lock sat free while " +
+			"someone wanted it. Waiters wake on a release announcement; the lock is still taken with SET NX PX.\n\n")
+	}
 	b.WriteString("| run | phase | count | min | p50 | p90 | p99 | p99.9 | max | mean |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range s.Runs {
@@ -139,6 +146,8 @@ func phaseName(p latency.Phase) string {
 	switch p {
 	case latency.LockWait:
 		return "lock wait"
+	case latency.Handoff:
+		return "lock handoff (release sent → next holder)"
 	case latency.Critical:
 		return "critical section"
 	case latency.Release:

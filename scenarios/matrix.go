@@ -24,7 +24,8 @@ func Gate() []Scenario {
 }
 
 // ParseMatrix reads a matrix file: one cell per line, "mode fault expect
-// [extend]", blank lines and # comments ignored. Errors name the line.
+// [extend] [no-hint]", blank lines and # comments ignored. Errors name the
+// line.
 func ParseMatrix(r io.Reader) ([]Scenario, error) { return parseMatrix(r, ParseMode) }
 
 // ParseVariantMatrix reads the matrix of a user's service: one cell per
@@ -38,8 +39,8 @@ func ParseVariantMatrix(r io.Reader, variants []string) ([]Scenario, error) {
 		return "", fmt.Errorf("unknown variant %q (want one of %s)", s, strings.Join(variants, ", "))
 	})
 	for _, c := range cells {
-		if c.Extend {
-			return nil, fmt.Errorf("cell %s: extend works on hammer's own lock only, not a service's", c.Name)
+		if c.Extend || c.NoHint {
+			return nil, fmt.Errorf("cell %s: extend and no-hint work on hammer's own lock only, not a service's", c.Name)
 		}
 	}
 	return cells, err
@@ -76,8 +77,8 @@ func parseMatrix(r io.Reader, parseMode func(string) (Mode, error)) ([]Scenario,
 }
 
 func parseCell(fields []string, parseMode func(string) (Mode, error)) (Scenario, error) {
-	if len(fields) < 3 || len(fields) > 4 {
-		return Scenario{}, fmt.Errorf("want \"mode fault expect [extend]\", got %d fields", len(fields))
+	if len(fields) < 3 {
+		return Scenario{}, fmt.Errorf("want \"mode fault expect [extend] [no-hint]\", got %d fields", len(fields))
 	}
 	mode, err := parseMode(fields[0])
 	if err != nil {
@@ -91,12 +92,19 @@ func parseCell(fields []string, parseMode func(string) (Mode, error)) (Scenario,
 	if expect != Safe && expect != Unsafe {
 		return Scenario{}, fmt.Errorf("expect %q: want safe or unsafe", fields[2])
 	}
-	extend := len(fields) == 4
-	if extend && fields[3] != "extend" {
-		return Scenario{}, fmt.Errorf("fourth field %q: want extend or nothing", fields[3])
+	cell := Scenario{Mode: mode, Fault: fault, Expected: expect}
+	for _, opt := range fields[3:] {
+		switch {
+		case opt == "extend" && !cell.Extend:
+			cell.Extend = true
+		case opt == "no-hint" && !cell.NoHint:
+			cell.NoHint = true
+		default:
+			return Scenario{}, fmt.Errorf("option %q: want extend or no-hint, each at most once", opt)
+		}
+		if !mode.UsesLock() {
+			return Scenario{}, fmt.Errorf("%s needs a mode with a lock, not %s", opt, mode)
+		}
 	}
-	if extend && !mode.UsesLock() {
-		return Scenario{}, fmt.Errorf("extend needs a mode with a lock, not %s", mode)
-	}
-	return Scenario{Name: CellName(mode, fault, extend), Mode: mode, Fault: fault, Extend: extend, Expected: expect}, nil
+	return cell.Named(), nil
 }

@@ -65,11 +65,15 @@ type Scenario struct {
 	Mode     Mode
 	Fault    Fault // NoFault for none
 	Extend   bool  // holders keep extending the lock's TTL while they work
+	// NoHint turns off the sold-out hint, with which lock waiters answer
+	// "sold out" once anyone was told so by the database instead of
+	// queueing for the lock (on by default in the modes with a lock).
+	NoHint   bool
 	Expected Expectation
 }
 
-// CellName names a scenario of a matrix: "mode", "mode/fault" or
-// "mode/fault+extend".
+// CellName names a scenario of a matrix: "mode", "mode/fault", and
+// "+extend" and "+no-hint" after it for those options.
 func CellName(m Mode, f Fault, extend bool) string {
 	name := string(m)
 	if f != NoFault {
@@ -79,6 +83,16 @@ func CellName(m Mode, f Fault, extend bool) string {
 		name += "+extend"
 	}
 	return name
+}
+
+// Named returns s named after its mode, fault and options (no-hint only
+// where the mode has a lock, the only place the hint works).
+func (s Scenario) Named() Scenario {
+	s.Name = CellName(s.Mode, s.Fault, s.Extend)
+	if s.NoHint && s.Mode.UsesLock() {
+		s.Name += "+no-hint"
+	}
+	return s
 }
 
 // Load is the matrix `hammer load` runs: every mode once, without faults.

@@ -77,6 +77,12 @@ func TestParseMatrix(t *testing.T) {
 		{"bad expectation", "lock-only none fine\n", nil, `expect "fine"`},
 		{"too few fields", "lock-only none\n", nil, "got 2 fields"},
 		{"extend without lock", "update-only none safe extend\n", nil, "extend needs a mode with a lock"},
+		{"both options", "lock-plus-update pause safe no-hint extend\n", []Scenario{
+			{Name: "lock-plus-update/pause+extend+no-hint", Mode: LockPlusUpdate, Fault: Pause, Extend: true, NoHint: true, Expected: Safe},
+		}, ""},
+		{"no-hint without lock", "update-only none safe no-hint\n", nil, "no-hint needs a mode with a lock"},
+		{"option twice", "lock-only none safe extend extend\n", nil, `option "extend": want extend or no-hint, each at most once`},
+		{"unknown option", "lock-only none safe fast\n", nil, `option "fast"`},
 		{"repeated cell", "fenced pause safe\nfenced pause safe\n", nil, "matrix line 2: cell fenced/pause repeats line 1"},
 		{"empty", "# nothing\n", nil, "no cells"},
 	}

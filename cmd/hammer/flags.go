@@ -30,6 +30,7 @@ type raceFlags struct {
 	out, stackKind    string
 	redisURL, pgURL   string
 	keep, quiet       bool
+	soldOutHint       bool
 	lockTTLSet        bool // --lock-ttl was given
 	target            targetFlags
 }
@@ -67,6 +68,8 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	// shows them: they may hold passwords.
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis `URL` of an external stack (default $"+envRedisURL+")")
 	fs.StringVar(&f.pgURL, "pg-url", "", "PostgreSQL `URL` of an external stack (default $"+envPGURL+")")
+	fs.BoolVar(&f.soldOutHint, "sold-out-hint", true, "lock waiters answer \"sold out\" once anyone was told so by the database, "+
+		"instead of queueing for the lock (--sold-out-hint=false: queue anyway)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
 	f.target.register(fs)
@@ -126,6 +129,7 @@ func (f *raceFlags) pauseFor(fault scenarios.Fault) time.Duration {
 // options are the driver options of scenario sc, but for what only a
 // running stack and the command know (run id, servers, worker, progress).
 func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
+	sc.NoHint = sc.NoHint || !f.soldOutHint
 	o := driver.Options{
 		Scenario: sc,
 		Procs:    f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,

@@ -37,7 +37,7 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	if *extend && (!m.UsesLock() || f.target.file != nil) {
 		return usageError(io, "run", "--extend needs a mode with a lock, not %s", m)
 	}
-	sc := scenarios.Scenario{Name: scenarios.CellName(m, flt, *extend), Mode: m, Fault: flt, Extend: *extend}
+	sc := scenarios.Scenario{Mode: m, Fault: flt, Extend: *extend, NoHint: !f.soldOutHint}.Named()
 	return raceAll(ctx, raceCommand{name: "run"}, &f, []scenarios.Scenario{sc}, io)
 }
 

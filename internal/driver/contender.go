@@ -136,6 +136,19 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		closeAll()
 		return nil, nil, err
 	}
+	var hint *strategy.SoldOutHint
+	if cfg.Mode.UsesLock() {
+		if cfg.SoldOutHint {
+			hint = strategy.NewSoldOutHint(rdb, soldOutKey(cfg))
+		}
+		stop, err := listen(ctx, cfg, rdb, inj.locker, hint)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		closeStore := closeAll
+		closeAll = func() { stop(); closeStore() }
+	}
 	deps := strategy.Deps{
 		Redis:    rdb,
 		Locker:   inj.locker,
@@ -147,6 +160,7 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		LockWait: cfg.LockWait,
 		Extend:   cfg.Extend,
 		World:    inj.world,
+		SoldOut:  hint,
 	}
 	if cfg.Fault != scenarios.NoFault {
 		deps.Faults = inj

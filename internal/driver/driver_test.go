@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/scenarios"
@@ -50,21 +51,27 @@ func check(res *driver.Result) verify.Verdict {
 }
 
 // TestRaceModes races every mode against the real stack: the negative
-// control oversells, the three strategies sell exactly the seats.
+// control oversells, the three strategies sell exactly the seats. In the
+// modes with a lock the lock is handed over on release, and once the
+// sector sold out the sold-out hint answers waiters, unless it is off.
 func TestRaceModes(t *testing.T) {
 	tests := []struct {
 		mode         scenarios.Mode
+		noHint       bool
 		wantStatus   verify.Status
 		wantOversell bool
 	}{
-		{scenarios.None, verify.Invalid, true},
-		{scenarios.LockOnly, verify.Valid, false},
-		{scenarios.UpdateOnly, verify.Valid, false},
-		{scenarios.LockPlusUpdate, verify.Valid, false},
+		{scenarios.None, false, verify.Invalid, true},
+		{scenarios.LockOnly, false, verify.Valid, false},
+		{scenarios.UpdateOnly, false, verify.Valid, false},
+		{scenarios.LockPlusUpdate, false, verify.Valid, false},
+		{scenarios.LockPlusUpdate, true, verify.Valid, false},
 	}
 	for _, tt := range tests {
-		t.Run(string(tt.mode), func(t *testing.T) {
+		sc := scenarios.Scenario{Mode: tt.mode, NoHint: tt.noHint}.Named()
+		t.Run(sc.Name, func(t *testing.T) {
 			o := options(t, tt.mode)
+			o.Scenario = sc
 			var seen int
 			o.OnAttempt = func(history.Attempt) { seen++ }
 			res, err := driver.Race(context.Background(), o)
@@ -84,7 +91,32 @@ func TestRaceModes(t *testing.T) {
 			if len(res.Run.Incomplete) > 0 {
 				t.Errorf("incomplete: %v", res.Run.Incomplete)
 			}
+			checkHandoff(t, res, tt.mode.UsesLock(), tt.mode.UsesLock() && !tt.noHint)
 		})
+	}
+}
+
+// checkHandoff checks that a race of a mode with a lock recorded lock
+// handoffs, and that the sold-out hint answered some waiters exactly when
+// it was on, each without the lock or the database.
+func checkHandoff(t *testing.T, res *driver.Result, lock, hint bool) {
+	t.Helper()
+	if n := res.Latency.Histogram(res.Run.Name, latency.Handoff).TotalCount(); (n > 0) != lock {
+		t.Errorf("%d lock handoffs recorded; want some: %v", n, lock)
+	}
+	hinted := 0
+	for _, a := range res.Attempts {
+		if !a.Hinted {
+			continue
+		}
+		hinted++
+		if a.Outcome != history.SoldOut || a.LockAcquired != 0 || a.DBStart != 0 {
+			t.Errorf("hinted attempt %s: outcome %s, lock at %d, database at %d; want sold out without either",
+				a.RequestID, a.Outcome, a.LockAcquired, a.DBStart)
+		}
+	}
+	if (hinted > 0) != hint {
+		t.Errorf("%d attempts answered by the sold-out hint; want some: %v", hinted, hint)
 	}
 }
 

@@ -48,7 +48,7 @@ func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter, res *resume
 	inj := &injector{
 		cfg:     cfg,
 		rdb:     rdb,
-		locker:  redislock.New(rdb, redislock.DefaultBackoff()),
+		locker:  newLocker(cfg, rdb),
 		rep:     rep,
 		fault:   f,
 		world:   &sync.RWMutex{},

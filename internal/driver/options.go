@@ -124,7 +124,7 @@ func newRun(o Options) history.Run {
 	return history.Run{
 		Name: o.Scenario.Name, Mode: o.Scenario.Mode, Procs: o.Procs, Goroutines: o.Goroutines,
 		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: o.Scenario.Fault,
-		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend,
+		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend, NoHint: o.Scenario.NoHint,
 		Rate: o.Rate, Duration: int64(o.Duration),
 	}
 }
@@ -136,7 +136,7 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
 		LockKey: o.Backend.LockKey(prefix), Sector: sectorID,
 		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
-		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend,
+		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend, SoldOutHint: !o.Scenario.NoHint,
 		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
 		Schedule: fault.Schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),
 		PauseFor: o.PauseFor, Plant: o.Plant, Contender: o.Contender, ContenderConfig: o.ContenderConfig,

@@ -142,7 +142,7 @@ func (l *brokenLock) Acquire(ctx context.Context, rng *rand.Rand, gap func(conte
 	if l.acquire == nil {
 		return l.RedisLock.Acquire(ctx, rng, gap)
 	}
-	return l.Locker.Retry(ctx, l.Wait, rng, func() (redislock.Lease, bool, error) { return l.acquire(ctx, l, gap) })
+	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, func() (redislock.Lease, bool, error) { return l.acquire(ctx, l, gap) })
 }
 
 func (l *brokenLock) Release(ctx context.Context, lease redislock.Lease) (bool, error) {

@@ -40,9 +40,11 @@ type workerConfig struct {
 	PoolSize   int            `json:"pool_size"`
 	Seed       uint64         `json:"seed"`
 
-	Fault    scenarios.Fault `json:"fault,omitempty"`
-	Extend   bool            `json:"extend,omitempty"`
-	FenceKey string          `json:"fence_key"`
+	Fault  scenarios.Fault `json:"fault,omitempty"`
+	Extend bool            `json:"extend,omitempty"`
+	// SoldOutHint turns on the sold-out hint in the modes with a lock.
+	SoldOutHint bool   `json:"sold_out_hint,omitempty"`
+	FenceKey    string `json:"fence_key"`
 	// FaultKey counts lock holders (or sales, without a lock) so that the
 	// scheduled ones can be picked out across processes.
 	FaultKey string `json:"fault_key"`

@@ -187,6 +187,7 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 			lat.Observe(a)
 		}
 	}
+	lat.ObserveHandoffs(attempts)
 	return attempts, events, lat, incomplete
 }
 

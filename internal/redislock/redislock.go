@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -47,6 +48,9 @@ type Locker struct {
 	rdb                            redis.Cmdable
 	release, acquireFenced, extend *redis.Script
 	backoff                        Backoff
+	// lines holds the waiters of the keys with handoff, by key; set
+	// before the Locker is used and never changed after.
+	lines map[string]*line
 }
 
 // New returns a Locker over rdb that waits with the given backoff.
@@ -58,6 +62,20 @@ func New(rdb redis.Cmdable, b Backoff) *Locker {
 		extend:        redis.NewScript(fixtures.ExtendScript()),
 		backoff:       b,
 	}
+}
+
+// WithHandoff returns a Locker whose waiters for key wait in line and wake
+// when the lock is released, and whose releases of key are announced on
+// ReleasedChannel(key) for the other processes' waiters. Listen must read
+// that channel for releases elsewhere to wake this process's waiters;
+// without it they are still found by polling.
+func (l *Locker) WithHandoff(key string) *Locker {
+	c := *l
+	c.lines = map[string]*line{key: {}}
+	for k, q := range l.lines {
+		c.lines[k] = q
+	}
+	return &c
 }
 
 // Ping checks that Redis answers, opening a connection if none is idle.
@@ -109,23 +127,31 @@ func (l *Locker) TryAcquireFenced(ctx context.Context, key, fenceKey string, ttl
 // the lock, wait has passed (ErrTimeout), or ctx ends. rng supplies the
 // jitter so that a seeded run backs off the same way every time.
 func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duration, rng *rand.Rand) (Lease, error) {
-	return l.Retry(ctx, wait, rng, func() (Lease, bool, error) { return l.TryAcquire(ctx, key, ttl) })
+	return l.Retry(ctx, key, wait, rng, func() (Lease, bool, error) { return l.TryAcquire(ctx, key, ttl) })
 }
 
 // AcquireFenced is Acquire for a fenced lock.
 func (l *Locker) AcquireFenced(ctx context.Context, key, fenceKey string, ttl, wait time.Duration, rng *rand.Rand) (Lease, error) {
-	return l.Retry(ctx, wait, rng, func() (Lease, bool, error) { return l.TryAcquireFenced(ctx, key, fenceKey, ttl) })
+	return l.Retry(ctx, key, wait, rng, func() (Lease, bool, error) { return l.TryAcquireFenced(ctx, key, fenceKey, ttl) })
 }
 
 // Retry calls try with jittered exponential backoff until it takes the
-// lock or wait has passed. Errors count as a failed try (a restarting Redis
-// answers again soon) until every try has failed with one for
-// Backoff.GiveUp; then, or if the last try failed with an error, that error
-// is returned instead of ErrTimeout.
-func (l *Locker) Retry(ctx context.Context, wait time.Duration, rng *rand.Rand, try func() (Lease, bool, error)) (Lease, error) {
+// lock on key or wait has passed. Errors count as a failed try (a
+// restarting Redis answers again soon) until every try has failed with one
+// for Backoff.GiveUp; then, or if the last try failed with an error, that
+// error is returned instead of ErrTimeout. With handoff for key, a waiter
+// whose first try failed waits in line: only the head tries again, at
+// once when a release is announced, else after its backoff.
+func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng *rand.Rand, try func() (Lease, bool, error)) (Lease, error) {
 	deadline := time.Now().Add(wait)
 	sleep := l.backoff.Min
 	var failing time.Time // when the current run of errors began
+	var in *place         // our place in line, once we joined it
+	defer func() {
+		if in != nil {
+			in.leave()
+		}
+	}()
 	for {
 		lease, ok, err := try()
 		if ok {
@@ -139,22 +165,48 @@ func (l *Locker) Retry(ctx context.Context, wait time.Duration, rng *rand.Rand, 
 		case l.backoff.GiveUp > 0 && time.Since(failing) >= l.backoff.GiveUp:
 			return Lease{}, err
 		}
+		if q := l.lines[key]; q != nil && in == nil {
+			in = q.join()
+			if werr := in.await(ctx, deadline); werr != nil {
+				return Lease{}, cmpErr(werr, err)
+			}
+		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			if err != nil {
-				return Lease{}, err
-			}
-			return Lease{}, ErrTimeout
+			return Lease{}, cmpErr(ErrTimeout, err)
 		}
-		t := time.NewTimer(min(jitter(sleep, rng), left))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return Lease{}, ctx.Err()
-		case <-t.C:
+		if werr := l.pause(ctx, min(jitter(sleep, rng), left), in); werr != nil {
+			return Lease{}, werr
 		}
 		sleep = min(sleep*2, l.backoff.Max)
 	}
+}
+
+// cmpErr is the error a wait that ended with waitErr returns: the last
+// try's error, if it failed with one and the wait merely timed out.
+func cmpErr(waitErr, tryErr error) error {
+	if errors.Is(waitErr, ErrTimeout) && tryErr != nil {
+		return tryErr
+	}
+	return waitErr
+}
+
+// pause waits d, or less if in is woken by a release; it returns ctx's
+// error if ctx ends first.
+func (l *Locker) pause(ctx context.Context, d time.Duration, in *place) error {
+	var kick chan struct{}
+	if in != nil {
+		kick = in.kick
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	case <-kick:
+	}
+	return nil
 }
 
 // Extend resets the lease's TTL if the lock is still ours; false means it
@@ -178,13 +230,43 @@ func (l *Locker) Holder(ctx context.Context, key string) (string, error) {
 
 // Release deletes the lock only if it still holds the lease's token. It
 // reports whether the key was ours; false means the lock had expired and
-// may have been taken by someone else meanwhile.
+// may have been taken by someone else meanwhile. With handoff for the key,
+// the release is announced in the same round trip and wakes this process's
+// waiters directly.
 func (l *Locker) Release(ctx context.Context, lease Lease) (bool, error) {
-	n, err := l.release.Run(ctx, l.rdb, []string{lease.Key}, lease.Token).Int()
+	q := l.lines[lease.Key]
+	if q == nil {
+		n, err := l.release.Run(ctx, l.rdb, []string{lease.Key}, lease.Token).Int()
+		if err != nil {
+			return false, fmt.Errorf("release %s: %w", lease.Key, err)
+		}
+		return n == 1, nil
+	}
+	defer q.wake()
+	n, err := l.releaseAndAnnounce(ctx, lease)
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		if err = l.release.Load(ctx, l.rdb).Err(); err == nil {
+			n, err = l.releaseAndAnnounce(ctx, lease)
+		}
+	}
 	if err != nil {
 		return false, fmt.Errorf("release %s: %w", lease.Key, err)
 	}
 	return n == 1, nil
+}
+
+// releaseAndAnnounce runs the release script and publishes the release in
+// one round trip; a failed publish only makes the other waiters poll.
+func (l *Locker) releaseAndAnnounce(ctx context.Context, lease Lease) (int64, error) {
+	var del *redis.Cmd
+	// A failed pipeline sets its error on every command, del included;
+	// only the announcement's own failure is ignored.
+	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		del = l.release.EvalSha(ctx, p, []string{lease.Key}, lease.Token)
+		p.Publish(ctx, ReleasedChannel(lease.Key), "")
+		return nil
+	})
+	return del.Int64()
 }
 
 // jitter returns a duration in [d/2, d], so waiters that collided once spread out.

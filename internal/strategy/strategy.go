@@ -73,6 +73,9 @@ type Contender struct {
 	// hold it for reading, so a pause stops them as it would stop a
 	// process. Nil when nothing pauses.
 	World *sync.RWMutex
+	// SoldOut spares lock waiters a sold-out sector; nil when off, and
+	// for modes without a lock.
+	SoldOut *SoldOutHint
 }
 
 // Deps are what New wires a contender from.
@@ -88,6 +91,9 @@ type Deps struct {
 	Extend   bool
 	Faults   Faults
 	World    *sync.RWMutex
+	// SoldOut is the sector's sold-out hint; nil turns it off. Only the
+	// modes with a lock use it.
+	SoldOut *SoldOutHint
 }
 
 // New returns the contender of a mode.
@@ -109,6 +115,9 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 	}
 	if d.Extend && c.Lock != nil {
 		c.ExtendEvery = d.LockTTL / 3
+	}
+	if c.Lock != nil {
+		c.SoldOut, lock.SoldOut = d.SoldOut, d.SoldOut
 	}
 	return c
 }
@@ -133,13 +142,8 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 		},
 	}
 	if c.Lock != nil {
-		lease, err := c.Lock.Acquire(ctx, rng, func(ctx context.Context) error { return c.at(ctx, a, AcquireGap, nil) })
-		if err != nil {
-			if errors.Is(err, redislock.ErrTimeout) {
-				a.Outcome = history.LockTimeout
-			} else {
-				a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerRedis, err)
-			}
+		lease, ok := c.acquire(ctx, a, rng)
+		if !ok {
 			return
 		}
 		a.LockAcquired, a.Token, req.Token = now(), lease.Fence, lease.Fence
@@ -165,6 +169,9 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 		a.Outcome, a.Seat = history.Sold, res.Seat
 	case errors.Is(err, inventory.ErrSoldOut):
 		a.Outcome = history.SoldOut
+		if c.SoldOut != nil {
+			_ = c.SoldOut.Set(ctx) // a hint that failed to spread only costs others a wait
+		}
 	case errors.Is(err, inventory.ErrFenced), errors.Is(err, inventory.ErrDuplicate):
 		a.Outcome, a.Err = history.Rejected, err.Error()
 	default:
@@ -173,6 +180,34 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 	if err := c.at(ctx, a, AfterWrite, nil); err != nil && a.Err == "" {
 		a.Err = err.Error()
 	}
+}
+
+// acquire takes the lock for attempt a; ok is false when it did not, with
+// a's outcome said. A contender that learns from the sold-out hint that the
+// sector sold out answers "sold out" without the lock.
+func (c *Contender) acquire(ctx context.Context, a *history.Attempt, rng *rand.Rand) (redislock.Lease, bool) {
+	actx := ctx
+	if c.SoldOut != nil {
+		if c.SoldOut.Known() {
+			a.Outcome, a.Hinted = history.SoldOut, true
+			return redislock.Lease{}, false
+		}
+		var stop func()
+		actx, stop = c.SoldOut.Bind(ctx)
+		defer stop()
+	}
+	lease, err := c.Lock.Acquire(actx, rng, func(ctx context.Context) error { return c.at(ctx, a, AcquireGap, nil) })
+	switch {
+	case err == nil:
+		return lease, true
+	case errors.Is(context.Cause(actx), ErrHintedSoldOut) && ctx.Err() == nil:
+		a.Outcome, a.Hinted = history.SoldOut, true
+	case errors.Is(err, redislock.ErrTimeout):
+		a.Outcome = history.LockTimeout
+	default:
+		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerRedis, err)
+	}
+	return redislock.Lease{}, false
 }
 
 // failed names server when err is an infrastructure failure, else "".
@@ -241,6 +276,7 @@ func (c *Contender) heartbeat(ctx context.Context, lease redislock.Lease) (stop 
 // release gives the lock back. A failed release does not change the
 // attempt's outcome (the sale is decided by then) but is recorded.
 func (c *Contender) release(ctx context.Context, a *history.Attempt, lease redislock.Lease) {
+	a.LockReleasing = now()
 	ours, err := c.Lock.Release(context.WithoutCancel(ctx), lease)
 	a.LockReleased = now()
 	switch {
@@ -261,16 +297,31 @@ type RedisLock struct {
 	FenceKey string
 	TTL      time.Duration
 	Wait     time.Duration
+	// SoldOut, if set, is read once the first try failed, before the
+	// contender queues: a sold-out sector ends the wait (through ctx,
+	// which the contender binds to the hint).
+	SoldOut *SoldOutHint
 }
 
 var _ Lock = (*RedisLock)(nil)
 
-// Acquire takes the lock, retrying with backoff for up to Wait.
+// Acquire takes the lock, retrying for up to Wait.
 func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.Context) error) (redislock.Lease, error) {
-	if l.FenceKey != "" {
-		return l.Locker.AcquireFenced(ctx, l.Key, l.FenceKey, l.TTL, l.Wait, rng)
-	}
-	return l.Locker.Acquire(ctx, l.Key, l.TTL, l.Wait, rng)
+	tries := 0
+	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, func() (redislock.Lease, bool, error) {
+		var lease redislock.Lease
+		var ok bool
+		var err error
+		if l.FenceKey != "" {
+			lease, ok, err = l.Locker.TryAcquireFenced(ctx, l.Key, l.FenceKey, l.TTL)
+		} else {
+			lease, ok, err = l.Locker.TryAcquire(ctx, l.Key, l.TTL)
+		}
+		if tries++; tries == 1 && !ok && err == nil && l.SoldOut != nil {
+			l.SoldOut.Seen(ctx) // if sold out, ctx ends and so does the wait
+		}
+		return lease, ok, err
+	})
 }
 
 // Release deletes the lock if it is still ours.

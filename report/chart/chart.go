@@ -85,6 +85,9 @@ type Phases struct {
 	LockWaitMs float64 `json:"lock_wait_ms"`
 	CriticalMs float64 `json:"critical_ms"`
 	ReleaseMs  float64 `json:"release_ms"`
+	// HandoffMs is the mean lock handoff: from a holder sending its
+	// release to the next holder having the lock (per handoff).
+	HandoffMs float64 `json:"handoff_ms,omitempty"`
 	// RequestMs is the mean whole request of a run against a user's
 	// service, whose inner phases hammer cannot see; zero otherwise.
 	RequestMs float64 `json:"request_ms,omitempty"`

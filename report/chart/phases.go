@@ -22,6 +22,7 @@ func buildPhases(runs []Run, lat *latency.Set, service bool) []Phases {
 			LockWaitMs: mean(r.Name, latency.LockWait),
 			CriticalMs: mean(r.Name, latency.Critical),
 			ReleaseMs:  mean(r.Name, latency.Release),
+			HandoffMs:  mean(r.Name, latency.Handoff),
 		}
 		if service {
 			// A service is a black box: its one phase is the whole request.
@@ -42,7 +43,9 @@ type phase struct {
 
 // phaseList is the segments of ph in bar order, left to right: waiting
 // for the lock in a pale tint, the critical section in the mode's colour,
-// the release darker. Runs without a lock have only a critical section.
+// the release darker, the handoff to the next holder darkest (critical
+// section, release and handoff are the lock's cycle per holder). Runs
+// without a lock have only a critical section.
 func phaseList(ph Phases) []phase {
 	if ph.RequestMs > 0 {
 		return []phase{{"whole request, of a service (full colour)", ph.RequestMs, func(c color.RGBA) color.RGBA { return c }}}
@@ -55,6 +58,7 @@ func phaseList(ph Phases) []phase {
 		{"lock wait (pale)", ph.LockWaitMs, func(c color.RGBA) color.RGBA { return tint(c, 0.6) }},
 		crit,
 		{"release (dark)", ph.ReleaseMs, func(c color.RGBA) color.RGBA { return shade(c, 0.5) }},
+		{"handoff to the next holder, per handoff (darkest)", ph.HandoffMs, func(c color.RGBA) color.RGBA { return shade(c, 0.2) }},
 	}
 }
 

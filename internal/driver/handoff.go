@@ -1,0 +1,65 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/strategy"
+)
+
+// newLocker is the worker's lock client: in the modes with a lock, its
+// waiters wait in line and wake when the lock is released.
+func newLocker(cfg workerConfig, rdb *redis.Client) *redislock.Locker {
+	l := redislock.New(rdb, redislock.DefaultBackoff())
+	if cfg.Mode.UsesLock() {
+		return l.WithHandoff(cfg.LockKey)
+	}
+	return l
+}
+
+// soldOutKey is the Redis key, and channel, of the sector's sold-out hint.
+func soldOutKey(cfg workerConfig) string { return cfg.LockKey + ":sold-out" }
+
+// listen subscribes the worker, before the go signal, to the releases of
+// the lock and, if hint is not nil, to the sold-out hint, and hands what
+// arrives to locker and hint. The subscription is one connection per
+// worker, reconnected by the client if it drops; what it misses is found
+// by polling (releases) or by reading the hint's key (sold out). stop
+// closes it.
+func listen(ctx context.Context, cfg workerConfig, rdb *redis.Client, locker *redislock.Locker, hint *strategy.SoldOutHint) (stop func(), err error) {
+	channels := []string{redislock.ReleasedChannel(cfg.LockKey)}
+	if hint != nil {
+		channels = append(channels, hint.Channel())
+	}
+	ps := rdb.Subscribe(ctx, channels...)
+	for range channels {
+		if _, err := ps.Receive(ctx); err != nil {
+			ps.Close()
+			return nil, fmt.Errorf("subscribe to %s: %w", channels[0], err)
+		}
+	}
+	go func() {
+		// One reader, no hops in between: the waiter's wake-up is on the
+		// lock's critical path.
+		for {
+			m, err := ps.ReceiveMessage(context.Background())
+			switch {
+			case errors.Is(err, redis.ErrClosed):
+				return
+			case err != nil:
+				// The next ReceiveMessage reconnects; meanwhile waiters poll.
+				time.Sleep(10 * time.Millisecond)
+			case m.Channel == channels[0]:
+				locker.Wake(cfg.LockKey)
+			case hint != nil:
+				hint.Heard()
+			}
+		}
+	}()
+	return func() { ps.Close() }, nil
+}

@@ -1,0 +1,153 @@
+package redislock_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/redislock"
+)
+
+// patient backs off for a minute: a waiter that gets the lock within a
+// short wait was woken, it did not poll.
+var patient = redislock.Backoff{Min: time.Minute, Max: time.Minute}
+
+// listen wakes l's waiters for key on every release announced in Redis, as
+// a worker process does, until the test ends.
+func listen(t *testing.T, rdb *redis.Client, l *redislock.Locker, key string) {
+	t.Helper()
+	ctx := context.Background()
+	ps := rdb.Subscribe(ctx, redislock.ReleasedChannel(key))
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ps.Close() })
+	go func() {
+		for range ps.Channel() {
+			l.Wake(key)
+		}
+	}()
+}
+
+// TestHandoffWakesAWaiterElsewhere: a release announced by one process
+// wakes the waiter of another, which would otherwise not poll again
+// within its lock wait.
+func TestHandoffWakesAWaiterElsewhere(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	holder := redislock.New(rdb, redislock.DefaultBackoff()).WithHandoff(key)
+	other, _ := client(t)
+	waiter := redislock.New(other, patient).WithHandoff(key)
+	listen(t, other, waiter, key)
+
+	lease, ok, err := holder.TryAcquire(ctx, key, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("acquire: ok=%v err=%v", ok, err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := waiter.Acquire(ctx, key, time.Minute, 5*time.Second, nil)
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the waiter tried once and waits
+	if ours, err := holder.Release(ctx, lease); err != nil || !ours {
+		t.Fatalf("release: ours=%v err=%v", ours, err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("waiter: %v, want the lock handed over on release", err)
+	}
+}
+
+// TestHandoffInProcess: a release made by the same Locker wakes its own
+// waiter directly.
+func TestHandoffInProcess(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	l := redislock.New(rdb, patient).WithHandoff(key)
+	lease, ok, err := l.TryAcquire(ctx, key, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("acquire: ok=%v err=%v", ok, err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := l.Acquire(ctx, key, time.Minute, 5*time.Second, nil)
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := l.Release(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("waiter: %v, want the lock handed over on release", err)
+	}
+}
+
+// TestHandoffUnannouncedReleaseIsPolled: a lock that frees without an
+// announcement (a release by a Locker without handoff, an expiry) is
+// still found by the head of the line's polling.
+func TestHandoffUnannouncedReleaseIsPolled(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	silent := redislock.New(rdb, redislock.DefaultBackoff())
+	waiter := redislock.New(rdb, redislock.Backoff{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond}).WithHandoff(key)
+	lease, ok, err := silent.TryAcquire(ctx, key, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("acquire: ok=%v err=%v", ok, err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := waiter.Acquire(ctx, key, time.Minute, 5*time.Second, nil)
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := silent.Release(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("waiter: %v, want the lock found by polling", err)
+	}
+}
+
+// TestLineOnlyHeadPolls: of the waiters of one process, only the head of
+// the line sends commands while the lock stays taken.
+func TestLineOnlyHeadPolls(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	if err := rdb.Set(ctx, key, "someone else", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	l := redislock.New(rdb, redislock.Backoff{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond}).WithHandoff(key)
+	const waiters = 5
+	tries := make([]int, waiters)
+	var wg sync.WaitGroup
+	for i := range waiters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := l.Retry(ctx, key, 300*time.Millisecond, nil, func() (redislock.Lease, bool, error) {
+				tries[i]++
+				return l.TryAcquire(ctx, key, time.Minute)
+			})
+			if !errors.Is(err, redislock.ErrTimeout) {
+				t.Errorf("waiter %d: %v, want a timeout", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	polling := 0
+	for i, n := range tries {
+		switch {
+		case n > 10:
+			polling++
+		case n > 3: // its first try, and at most a try or two once it headed the line at its deadline
+			t.Errorf("waiter %d tried %d times while not heading the line", i, n)
+		}
+	}
+	if polling != 1 {
+		t.Errorf("tries %v: want exactly one waiter polling (the head), got %d", tries, polling)
+	}
+}
