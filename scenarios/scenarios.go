@@ -61,10 +61,10 @@ const (
 // Scenario is one race of a matrix: a name, a mode, an optional fault and
 // what it must show.
 type Scenario struct {
-	Name     string
-	Mode     Mode
-	Fault    Fault // NoFault for none
-	Extend   bool  // holders keep extending the lock's TTL while they work
+	Name   string
+	Mode   Mode
+	Fault  Fault // NoFault for none
+	Extend bool  // holders keep extending the lock's TTL while they work
 	// NoHint turns off the sold-out hint, with which lock waiters answer
 	// "sold out" once anyone was told so by the database instead of
 	// queueing for the lock (on by default in the modes with a lock).

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
