@@ -84,6 +84,9 @@ func TestRaceModes(t *testing.T) {
 			if len(res.Run.Incomplete) > 0 {
 				t.Errorf("incomplete: %v", res.Run.Incomplete)
 			}
+			if res.Run.CommitLatency <= 0 || len(res.Warnings) > 0 {
+				t.Errorf("commit latency %d ns, warnings %q; want a measured latency and no warning", res.Run.CommitLatency, res.Warnings)
+			}
 		})
 	}
 }
