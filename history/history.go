@@ -181,6 +181,12 @@ type Run struct {
 	// under the duplicate fault. Verify counts the attempts history.jsonl
 	// holds against it; nil for a run that never raced.
 	RequestsPerWorker []int `json:"requests_per_worker,omitempty"`
+	// CommitLatency is the commit latency of the race's PostgreSQL in
+	// nanoseconds, measured in its schema just before the race: the
+	// median of serial single-row-update commits. The report's physical
+	// floor is Seats times it. Zero when it was not measured (the run
+	// never raced, or the measurement failed).
+	CommitLatency int64 `json:"commit_latency_ns,omitempty"`
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.
 	Incomplete []string `json:"incomplete,omitempty"`

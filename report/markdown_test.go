@@ -64,6 +64,7 @@ func sample(fast bool) Summary {
 				Verdict: verify.Valid, Expected: scenarios.Safe, ExpectOK: true, ExpectReason: "expected safe: every check passed, sold 5 of 5",
 				Violations: []verify.Violation{}, Outcomes: map[string]int{"sold": 5, "sold_out": 15},
 				WinsByProcess: map[string]int{"0": 2, "1": 3}, P50Ms: 2, P99Ms: 4, StartSkewMs: 0.3, SelloutMs: &sellout, Model: "closed",
+				Floor:   Floor{CommitLatencyMs: ptr(0.5), FloorMs: ptr(2.5), Efficiency: ptr(0.2)},
 				Latency: []latency.Summary{{Phase: latency.Attempt, Count: 20, Min: 1, P50: 2, P90: 3, P99: 4, P999: 4, Max: 4, Mean: 2.2}}},
 		},
 	}

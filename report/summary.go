@@ -66,6 +66,8 @@ type RunSummary struct {
 	ElapsedMs float64 `json:"elapsed_ms"`
 	// SelloutMs is null when the sector never sold out.
 	SelloutMs *float64 `json:"sellout_ms"`
+	// Floor is the run's physical floor and its efficiency against it.
+	Floor
 	// LockSlack is the distribution of lock TTL minus critical-section
 	// time over the lock holders; absent for modes without a lock.
 	LockSlack *Slack `json:"lock_slack,omitempty"`
@@ -131,6 +133,7 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
 		StartSkewMs: ms(st.StartSkew), ElapsedMs: ms(st.Elapsed),
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
+		Floor: physicalFloor(rv.Run, st),
 	}
 	if rv.Run.Rate > 0 {
 		rs.Model = "open"
@@ -180,15 +183,15 @@ func saveSummary(dir string, s Summary) error {
 // violations.txt hold all of them).
 func WriteTable(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tSKEW\tEXPECTED\tVERDICT")
+	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tEFF\tSKEW\tEXPECTED\tVERDICT")
 	for _, r := range s.Runs {
 		expected := string(r.Expected)
 		if expected == "" {
 			expected = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			r.Name, r.Contenders, soldCell(r), oversoldCell(r),
-			fmtMs(r.P50Ms), fmtMs(r.P99Ms), fmtSellout(r.SelloutMs), fmtSkew(r),
+			fmtMs(r.P50Ms), fmtMs(r.P99Ms), fmtSellout(r.SelloutMs), fmtEff(r.Efficiency), fmtSkew(r),
 			expected, verdictCell(r))
 	}
 	if err := tw.Flush(); err != nil {

@@ -89,6 +89,10 @@ func TestRunVerdicts(t *testing.T) {
 			if s.Schema == "" || r.StartSkewMs <= 0 {
 				t.Errorf("summary lacks schema or start skew: %+v", s)
 			}
+			if r.CommitLatencyMs == nil || *r.CommitLatencyMs <= 0 || r.FloorMs == nil || r.Efficiency == nil {
+				t.Errorf("summary lacks the physical floor of a run that sold out: commit %v, floor %v, efficiency %v",
+					r.CommitLatencyMs, r.FloorMs, r.Efficiency)
+			}
 			for _, f := range []string{"history.jsonl", "ledger.jsonl", "manifest.json", "sectors.jsonl"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 					t.Errorf("results folder: %v", err)
@@ -118,7 +122,7 @@ func TestLoad(t *testing.T) {
 			t.Errorf("%s: %s", r.Name, r.ExpectReason)
 		}
 	}
-	for _, col := range []string{"MODE", "SOLD/SEATS", "OVERSOLD", "P99", "SELLOUT", "SKEW", "EXPECTED", "VERDICT"} {
+	for _, col := range []string{"MODE", "SOLD/SEATS", "OVERSOLD", "P99", "SELLOUT", "EFF", "SKEW", "EXPECTED", "VERDICT"} {
 		if !strings.Contains(stdout, col) {
 			t.Errorf("verdict table lacks column %s:\n%s", col, stdout)
 		}

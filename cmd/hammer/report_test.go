@@ -23,6 +23,9 @@ func TestOpenModelReport(t *testing.T) {
 	if r.Model != "open" || r.Contenders != 100 || r.Outcomes["sold"] != 20 {
 		t.Errorf("model %q, contenders %d, sold %d; want open, 100, 20", r.Model, r.Contenders, r.Outcomes["sold"])
 	}
+	if r.FloorMs == nil || r.Efficiency != nil {
+		t.Errorf("floor %v, efficiency %v; want a floor and no efficiency in the open model", r.FloorMs, r.Efficiency)
+	}
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +56,11 @@ func TestReportRebuildAndCompare(t *testing.T) {
 	for _, f := range []string{"report.md", "summary.json", "phases.png", "lock-wait.svg", "hgrm/none.attempt.hgrm"} {
 		if _, err := os.Stat(filepath.Join(a, f)); err != nil {
 			t.Errorf("rebuilt folder: %v", err)
+		}
+	}
+	for _, r := range readSummary(t, a).Runs {
+		if r.FloorMs == nil || r.Efficiency == nil {
+			t.Errorf("rebuilt %s: floor %v, efficiency %v; want both from the manifest's commit latency", r.Name, r.FloorMs, r.Efficiency)
 		}
 	}
 	pngFile, err := os.Open(filepath.Join(a, "latency-spectrum.png"))

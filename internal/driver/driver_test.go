@@ -92,6 +92,9 @@ func TestRaceModes(t *testing.T) {
 				t.Errorf("incomplete: %v", res.Run.Incomplete)
 			}
 			checkHandoff(t, res, tt.mode.UsesLock(), tt.mode.UsesLock() && !tt.noHint)
+			if res.Run.CommitLatency <= 0 || len(res.Warnings) > 0 {
+				t.Errorf("commit latency %d ns, warnings %q; want a measured latency and no warning", res.Run.CommitLatency, res.Warnings)
+			}
 		})
 	}
 }

@@ -37,6 +37,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 			}
 		}()
 	}
+	commit, warnings := measureCommit(ctx, o, schema)
 	cfg := newWorkerConfig(o, schema, prefix)
 	env, err := setUpFaults(ctx, o, &cfg)
 	if err != nil {
@@ -60,8 +61,9 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	res = &Result{Run: newRun(o)}
+	res = &Result{Run: newRun(o), Warnings: warnings}
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
+	res.Run.CommitLatency = int64(commit)
 	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg.LockKey), fleet: ws, left: len(cfg.Schedule)}
 	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Run.GoAt = ws.release()
