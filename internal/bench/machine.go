@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"debug/buildinfo"
 	"os"
@@ -23,7 +24,7 @@ type Machine struct {
 // what cannot be had reads "unknown".
 func (b *Bench) describe(ctx context.Context) Machine {
 	m := Machine{Cores: runtime.NumCPU(), CPU: cpuModel(), Kernel: firstLine(readFile("/proc/sys/kernel/osrelease")),
-		Go: runtime.Version(), Hammer: hammerVersion(b.cfg.Hammer)}
+		Go: runtime.Version(), Hammer: hammerVersion(ctx, b.cfg.Hammer)}
 	v, _ := b.stack.Describe(ctx)
 	m.Redis, m.PostgreSQL = orUnknown(v.Redis), orUnknown(v.PostgreSQL)
 	if v.Fsync != "" {
@@ -34,26 +35,36 @@ func (b *Bench) describe(ctx context.Context) Machine {
 	return m
 }
 
-// hammerVersion is the binary's path and the commit it was built from,
-// from the build information Go stamps into it.
-func hammerVersion(path string) string {
-	info, err := buildinfo.ReadFile(path)
-	if err != nil {
-		return path
-	}
-	var rev, dirty string
-	for _, s := range info.Settings {
-		switch {
-		case s.Key == "vcs.revision" && len(s.Value) >= 12:
-			rev = s.Value[:12]
-		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = " with uncommitted changes"
+// hammerVersion is the binary's path and the commit it was built from:
+// from the build information Go stamps into it, else (a build with
+// -buildvcs=false) from the git checkout the bench runs in, which
+// scripts/bench.sh builds hammer from.
+func hammerVersion(ctx context.Context, path string) string {
+	var rev string
+	var dirty bool
+	if info, err := buildinfo.ReadFile(path); err == nil {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
 		}
 	}
 	if rev == "" {
-		return path
+		out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+		if err != nil {
+			return path
+		}
+		status, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
+		rev, dirty = strings.TrimSpace(string(out)), err != nil || len(bytes.TrimSpace(status)) > 0
 	}
-	return path + " (commit " + rev + dirty + ")"
+	rev = rev[:min(len(rev), 12)]
+	if dirty {
+		return path + " (commit " + rev + " with uncommitted changes)"
+	}
+	return path + " (commit " + rev + ")"
 }
 
 // cpuModel is the first "model name" of /proc/cpuinfo.
