@@ -90,7 +90,7 @@ func findTools() (tools, error) {
 			return t, nil
 		}
 	}
-	return t, errors.New("pgbench not found in PATH or /usr/lib/postgresql/*/bin (apt-get install postgresql-contrib or postgresql)")
+	return t, errors.New("pgbench not found in PATH or /usr/lib/postgresql/*/bin (apt-get install postgresql)")
 }
 
 // majorOf is the major version of a /usr/lib/postgresql/<major>/bin path.

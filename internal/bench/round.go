@@ -35,8 +35,8 @@ func skewSizes() [skewCount]size {
 	return [skewCount]size{{1, 25}, {4, 25}, {raceProcs, raceGoroutines}}
 }
 
-// Round is every figure measured in one round; a figure a step could not
-// measure is NA and its error is in Errors.
+// Round is every figure measured in one round; a figure no step measured
+// is the zero Value (n/a), and a failed step's error is in Errors.
 type Round struct {
 	PgbenchTPS, HammerTPS Value
 	// Walls in ms, go signal → last answer.
@@ -93,12 +93,7 @@ func (b *Bench) steps(round int) []step {
 
 // runRound runs every step of round (1-based), logging each on b.log.
 func (b *Bench) runRound(ctx context.Context, round int) Round {
-	r := Round{PgbenchTPS: NA(), HammerTPS: NA(), MinimalWall: NA(), UpdateOnlyWall: NA(),
-		LockPlusUpdateWall: NA(), RedsyncWall: NA(), RedislockWall: NA(), RedsyncGaveUp: NA(), RedislockGaveUp: NA(), BigExit: NA(), BigRSS: NA(),
-		HandoffP50: NA(), SetRPS: NA(), ReleaseRPS: NA(), LockOpsPerSec: NA()}
-	for i := range skewCount {
-		r.Skew[i], r.PeakInFlight[i] = NA(), NA()
-	}
+	var r Round
 	for _, s := range b.steps(round) {
 		if ctx.Err() != nil {
 			break

@@ -109,7 +109,7 @@ func MeasurementRows(rounds []Round) []Row {
 			Rounds: each(rounds, func(r Round) Value { return r.RedislockGaveUp })},
 		{Figure: "20k contenders", Anchor: "hammer processes sampled", Format: count,
 			Rounds: each(rounds, func(r Round) Value {
-				if r.BigRSS.Missing {
+				if r.BigRSS.Missing() {
 					return NA()
 				}
 				return Known(float64(r.BigProcs))

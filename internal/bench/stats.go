@@ -5,19 +5,22 @@ import (
 	"slices"
 )
 
-// Value is one measured number; Missing is true when it could not be had
-// (a field the hammer under test does not write yet, a failed step), and
-// the table prints "n/a" for it.
+// Value is one measured number, or none when it could not be had (a
+// field the hammer under test does not write yet, a failed step): the
+// table prints "n/a" for it. The zero Value is none.
 type Value struct {
-	V       float64
-	Missing bool
+	V   float64
+	Has bool
 }
 
 // Known is a measured value.
-func Known(v float64) Value { return Value{V: v} }
+func Known(v float64) Value { return Value{V: v, Has: true} }
 
 // NA is a value that could not be had.
-func NA() Value { return Value{Missing: true} }
+func NA() Value { return Value{} }
+
+// Missing reports that the value could not be had.
+func (v Value) Missing() bool { return !v.Has }
 
 // Optional is *p, or NA when p is nil.
 func Optional(p *float64) Value {
@@ -29,7 +32,7 @@ func Optional(p *float64) Value {
 
 // Ratio is a ÷ b; NA when either is missing or b is not positive.
 func Ratio(a, b Value) Value {
-	if a.Missing || b.Missing || b.V <= 0 || math.IsNaN(a.V) {
+	if a.Missing() || b.Missing() || b.V <= 0 || math.IsNaN(a.V) {
 		return NA()
 	}
 	return Known(a.V / b.V)
@@ -40,7 +43,7 @@ func Ratio(a, b Value) Value {
 func Median(vs []Value) Value {
 	var xs []float64
 	for _, v := range vs {
-		if !v.Missing {
+		if !v.Missing() {
 			xs = append(xs, v.V)
 		}
 	}
@@ -90,13 +93,13 @@ func (g Goal) Met(rounds []Value, median Value) string {
 			return "n/a"
 		}
 		for _, v := range rounds {
-			if v.Missing || v.V != g.Limit {
+			if v.Missing() || v.V != g.Limit {
 				return "no"
 			}
 		}
 		return "yes"
 	}
-	if median.Missing {
+	if median.Missing() {
 		return "n/a"
 	}
 	if (g.Op == AtLeast && median.V >= g.Limit) || (g.Op == AtMost && median.V <= g.Limit) {

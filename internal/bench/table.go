@@ -37,7 +37,7 @@ func (r Row) Cells() (rounds []string, median, met string) {
 }
 
 func (r Row) show(v Value) string {
-	if v.Missing {
+	if v.Missing() {
 		return "n/a"
 	}
 	return r.Format(v.V)
