@@ -6,7 +6,7 @@ NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build load gate gate-repeat test vet services examples load-service gate-service up down clean
+.PHONY: all build load gate gate-repeat bench test vet services examples load-service gate-service up down clean
 
 all: build
 
@@ -30,6 +30,12 @@ gate: build services
 N ?= 20
 gate-repeat: services
 	./scripts/gate-repeat.sh $(N) $(ARGS)
+
+## bench: hammer against its anchors (pgbench, a minimal Go race, redsync, bsm/redislock,
+## redis-benchmark) on servers of its own; prints the ratios and goals (BENCHMARKS.md).
+## ARGS="--rounds 5" passes flags through
+bench: services
+	./scripts/bench.sh $(ARGS)
 
 vet:
 	$(GO) vet ./...

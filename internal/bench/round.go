@@ -1,0 +1,249 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Sizes of the races: hammer's defaults, 4 processes × 250 goroutines for
+// 100 seats, with 8 PostgreSQL connections per process.
+const (
+	raceProcs      = 4
+	raceGoroutines = 250
+	raceSeats      = 100
+	racePool       = 8
+	// bigProcs × bigGoroutines are the 20k contenders.
+	bigProcs      = 8
+	bigGoroutines = 2500
+)
+
+// skewCount is how many sizes the start skew is measured at.
+const skewCount = 3
+
+// size is procs × goroutines contenders.
+type size struct{ procs, goroutines int }
+
+// String is "4 × 250".
+func (s size) String() string { return fmt.Sprintf("%d × %d", s.procs, s.goroutines) }
+
+// skewSizes are the sizes whose start skew is measured; the last is the
+// race-wall run itself.
+func skewSizes() [skewCount]size {
+	return [skewCount]size{{1, 25}, {4, 25}, {raceProcs, raceGoroutines}}
+}
+
+// Round is every figure measured in one round; a figure no step measured
+// is the zero Value (n/a), and a failed step's error is in Errors.
+type Round struct {
+	PgbenchTPS, HammerTPS Value
+	// Walls in ms, go signal → last answer.
+	MinimalWall, UpdateOnlyWall, LockPlusUpdateWall, RedsyncWall, RedislockWall Value
+	// RedsyncGaveUp and RedislockGaveUp count the contenders that gave up
+	// on the library's lock.
+	RedsyncGaveUp, RedislockGaveUp Value
+	// Skew and PeakInFlight per skewSizes.
+	Skew, PeakInFlight [skewCount]Value
+	// BigExit is the exit code of the 20k run, BigVerdict its verdict
+	// ("" without summary), BigRSS the sum of its processes' peak RSS
+	// in bytes over BigProcs processes.
+	BigExit    Value
+	BigVerdict string
+	BigRSS     Value
+	BigProcs   int
+	HandoffP50 Value
+	// SetRPS and ReleaseRPS are redis-benchmark's; LockOpsPerSec is
+	// hammer lock-plus-update's lock commands per second.
+	SetRPS, ReleaseRPS, LockOpsPerSec Value
+	// Errors are measurements that failed (the bench exits 1); Notes are
+	// facts worth printing, like why the 20k run exited as it did.
+	Errors, Notes []string
+}
+
+// step is one measurement of a round.
+type step struct {
+	name string
+	run  func(context.Context, *Round) error
+}
+
+// steps are a round's measurements, each anchor next to its subject.
+// Even rounds run them in reverse, so that neither side of a pair always
+// goes first.
+func (b *Bench) steps(round int) []step {
+	s := []step{
+		{"pgbench", b.stepPgbench},
+		{"hammer update-only throughput", b.stepHammerThroughput},
+		{"minimal Go race", b.stepMinimal},
+		{"hammer update-only race", b.stepUpdateOnly},
+		{"hammer lock-plus-update race", b.stepLockPlusUpdate},
+		{"redsync race", b.stepRedsync},
+		{"bsm/redislock race", b.stepRedislock},
+		{"hammer skew " + skewSizes()[0].String(), b.stepSkew(0)},
+		{"hammer skew " + skewSizes()[1].String(), b.stepSkew(1)},
+		{"hammer 20k contenders", b.stepBig},
+		{"redis-benchmark", b.stepRedisBenchmark},
+	}
+	if round%2 == 0 {
+		slices.Reverse(s)
+	}
+	return s
+}
+
+// runRound runs every step of round (1-based), logging each on b.log.
+func (b *Bench) runRound(ctx context.Context, round int) Round {
+	var r Round
+	for _, s := range b.steps(round) {
+		if ctx.Err() != nil {
+			break
+		}
+		start := time.Now()
+		err := s.run(ctx, &r)
+		took := time.Since(start).Round(10 * time.Millisecond)
+		if err != nil {
+			r.Errors = append(r.Errors, fmt.Sprintf("%s failed: %v", s.name, err))
+			fmt.Fprintf(b.log, "round %d/%d: %s failed after %s: %v\n", round, b.cfg.Rounds, s.name, took, err)
+			continue
+		}
+		fmt.Fprintf(b.log, "round %d/%d: %s (%s)\n", round, b.cfg.Rounds, s.name, took)
+	}
+	return r
+}
+
+func (b *Bench) stepPgbench(ctx context.Context, r *Round) (err error) {
+	r.PgbenchTPS, err = b.pgbench(ctx)
+	return err
+}
+
+// stepHammerThroughput is hammer update-only with Conns goroutines on
+// Conns connections in one worker, TxPerConn attempts each, on a sector
+// that does not sell out: sales per second of the race.
+func (b *Bench) stepHammerThroughput(ctx context.Context, r *Round) error {
+	n := b.cfg.Conns * b.cfg.TxPerConn
+	args := append(sizeArgs(1, b.cfg.Conns), "--mode", "update-only", "--pool", strconv.Itoa(b.cfg.Conns),
+		"--attempts", strconv.Itoa(b.cfg.TxPerConn), "--seats", strconv.Itoa(b.cfg.throughputSeats()))
+	run, err := b.hammerRace(ctx, hammerRun{name: "throughput", args: args}, n)
+	if err != nil {
+		return err
+	}
+	r.HammerTPS = Ratio(Known(float64(run.Sold)), Known(*run.ElapsedMs/1000))
+	return nil
+}
+
+func (b *Bench) stepMinimal(ctx context.Context, r *Round) error {
+	res, err := b.race(ctx, b.inProcess("minimal", nil))
+	r.MinimalWall = res.wall
+	return err
+}
+
+func (b *Bench) stepRedsync(ctx context.Context, r *Round) error {
+	res, err := b.race(ctx, b.inProcess("redsync", newRedsync))
+	r.RedsyncWall, r.RedsyncGaveUp = res.wall, Known(float64(res.out.gaveUp))
+	r.note(res.note("redsync"))
+	return err
+}
+
+func (b *Bench) stepRedislock(ctx context.Context, r *Round) error {
+	res, err := b.race(ctx, b.inProcess("bsm/redislock", newBSM))
+	r.RedislockWall, r.RedislockGaveUp = res.wall, Known(float64(res.out.gaveUp))
+	r.note(res.note("bsm/redislock"))
+	return err
+}
+
+// note adds n to the round's notes unless it is empty.
+func (r *Round) note(n string) {
+	if n != "" {
+		r.Notes = append(r.Notes, n)
+	}
+}
+
+// inProcess is the bench's own race of hammer's size: as many goroutines
+// as hammer's contenders, one pool as large as all of hammer's together.
+func (b *Bench) inProcess(name string, lock lockFactory) inProcess {
+	return inProcess{name: name, goroutines: raceProcs * raceGoroutines, seats: raceSeats,
+		conns: raceProcs * racePool, lock: lock}
+}
+
+// raceArgs are the flags of a hammer race in mode with procs × goroutines.
+func raceArgs(mode string, procs, goroutines int) []string {
+	return append(sizeArgs(procs, goroutines), "--mode", mode, "--seats", strconv.Itoa(raceSeats),
+		"--pool", strconv.Itoa(racePool))
+}
+
+// stepUpdateOnly is hammer's update-only race: its wall, and the start
+// skew of the largest skew size.
+func (b *Bench) stepUpdateOnly(ctx context.Context, r *Round) error {
+	run, err := b.hammerRace(ctx, hammerRun{name: "update-only", args: raceArgs("update-only", raceProcs, raceGoroutines)}, raceSeats)
+	if err != nil {
+		return err
+	}
+	last := skewCount - 1
+	r.UpdateOnlyWall = Known(*run.ElapsedMs)
+	r.Skew[last], r.PeakInFlight[last] = Optional(run.StartSkewMs), Optional(run.PeakInFlight)
+	return nil
+}
+
+// stepLockPlusUpdate is hammer's lock-plus-update race: its wall, its
+// handoff p50, and the lock commands per second Redis served during it.
+func (b *Bench) stepLockPlusUpdate(ctx context.Context, r *Round) error {
+	rdb, err := b.redisClient(1)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	before, err := lockCommands(ctx, rdb)
+	if err != nil {
+		return err
+	}
+	run, err := b.hammerRace(ctx, hammerRun{name: "lock-plus-update", args: raceArgs("lock-plus-update", raceProcs, raceGoroutines)}, raceSeats)
+	if err != nil {
+		return err
+	}
+	after, err := lockCommands(ctx, rdb)
+	if err != nil {
+		return err
+	}
+	r.LockPlusUpdateWall, r.HandoffP50 = Known(*run.ElapsedMs), run.PhaseP50("handoff")
+	r.LockOpsPerSec = Ratio(Known(float64(after-before)), Known(*run.ElapsedMs/1000))
+	return nil
+}
+
+// stepSkew is hammer update-only at skewSizes[i], for its start skew.
+func (b *Bench) stepSkew(i int) func(context.Context, *Round) error {
+	return func(ctx context.Context, r *Round) error {
+		sz := skewSizes()[i]
+		run, err := b.hammerRace(ctx, hammerRun{name: fmt.Sprintf("skew-%dx%d", sz.procs, sz.goroutines),
+			args: raceArgs("update-only", sz.procs, sz.goroutines)}, min(raceSeats, sz.procs*sz.goroutines))
+		if err != nil {
+			return err
+		}
+		r.Skew[i], r.PeakInFlight[i] = Optional(run.StartSkewMs), Optional(run.PeakInFlight)
+		return nil
+	}
+}
+
+// stepBig is the 20k-contender lock-plus-update run: exit code, verdict
+// and the peak RSS of all its processes. Its exit code is the figure, not
+// an error of the bench.
+func (b *Bench) stepBig(ctx context.Context, r *Round) error {
+	args := append(sizeArgs(bigProcs, bigGoroutines), "--mode", "lock-plus-update", "--timeout", b.cfg.BigTimeout.String())
+	res, err := b.hammer(ctx, hammerRun{name: "20k", args: args, sampleRSS: true})
+	if err != nil {
+		return err
+	}
+	r.BigExit = Known(float64(res.exit))
+	if res.run != nil { // it raced: without a summary it stopped at its flags
+		r.BigVerdict, r.BigRSS, r.BigProcs = res.run.Verdict, Known(float64(res.rss)), res.procs
+	}
+	if res.exit != 0 {
+		r.note("20k contenders: hammer " + res.why())
+	}
+	return nil
+}
+
+func (b *Bench) stepRedisBenchmark(ctx context.Context, r *Round) error {
+	rps, err := b.redisBenchmark(ctx)
+	r.SetRPS, r.ReleaseRPS = rps.set, rps.release
+	return err
+}

@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// each is f of every round.
+func each(rounds []Round, f func(Round) Value) []Value {
+	vs := make([]Value, len(rounds))
+	for i, r := range rounds {
+		vs[i] = f(r)
+	}
+	return vs
+}
+
+// FigureRows are the figures with their goals, in the order of the issue.
+func FigureRows(rounds []Round) []Row {
+	sk := skewSizes()
+	rows := []Row{
+		{Figure: "update-only throughput, hammer ÷ pgbench (same transaction)", Anchor: "pgbench tps",
+			Rounds: each(rounds, func(r Round) Value { return Ratio(r.HammerTPS, r.PgbenchTPS) }),
+			Format: ratio, Goal: Goal{Op: AtLeast, Limit: 0.95, Text: "≥ 0.95 ×"}},
+		{Figure: "race wall update-only, hammer ÷ minimal Go", Anchor: "minimal Go",
+			Rounds: each(rounds, func(r Round) Value { return Ratio(r.UpdateOnlyWall, r.MinimalWall) }),
+			Format: ratio, Goal: Goal{Op: AtMost, Limit: 1.1, Text: "≤ 1.1 ×"}},
+		{Figure: "race wall lock-plus-update ÷ update-only (hammer)", Anchor: "-",
+			Rounds: each(rounds, func(r Round) Value { return Ratio(r.LockPlusUpdateWall, r.UpdateOnlyWall) }),
+			Format: ratio, Goal: Goal{Op: AtMost, Limit: 1.5, Text: "≤ 1.5 ×"}},
+		{Figure: "redsync wall ÷ hammer lock-plus-update wall", Anchor: "redsync (defaults)",
+			Rounds: each(rounds, func(r Round) Value { return Ratio(r.RedsyncWall, r.LockPlusUpdateWall) }),
+			Format: ratio, Goal: Goal{Op: AtLeast, Limit: 3, Text: "≥ 3 ×"}},
+		{Figure: "bsm/redislock wall ÷ hammer lock-plus-update wall", Anchor: "bsm/redislock (linear 10 ms, 1 min wait)",
+			Rounds: each(rounds, func(r Round) Value { return Ratio(r.RedislockWall, r.LockPlusUpdateWall) }),
+			Format: ratio, Goal: Goal{Text: "(info)"}},
+	}
+	skewGoals := [skewCount]Goal{{Text: "(info)"}, {Op: AtMost, Limit: 1, Text: "≤ 1 ms"}, {Op: AtMost, Limit: 5, Text: "≤ 5 ms"}}
+	for i, g := range skewGoals {
+		rows = append(rows, Row{Figure: "start skew, hammer update-only " + sk[i].String(), Anchor: "-",
+			Rounds: each(rounds, func(r Round) Value { return r.Skew[i] }), Format: millis, Goal: g})
+	}
+	rows = append(rows, peakRow(rounds, sk), bigExitRow(rounds),
+		Row{Figure: fmt.Sprintf("%dk contenders: peak RSS, all hammer processes", bigProcs*bigGoroutines/1000), Anchor: "-",
+			Rounds: each(rounds, func(r Round) Value { return r.BigRSS }), Format: mib,
+			Goal: Goal{Op: AtMost, Limit: 1 << 30, Text: "≤ 1 GiB"}},
+		Row{Figure: "lock handoff p50 (phase \"handoff\")", Anchor: "-",
+			Rounds: each(rounds, func(r Round) Value { return r.HandoffP50 }), Format: millis,
+			Goal: Goal{Op: AtMost, Limit: 0.3, Text: "≤ 0.3 ms"}},
+		Row{Figure: "lock commands/s, hammer lock-plus-update ÷ redis-benchmark SET NX PX", Anchor: "redis-benchmark",
+			Rounds: each(rounds, func(r Round) Value { return Ratio(r.LockOpsPerSec, r.SetRPS) }),
+			Format: ratio, Goal: Goal{Text: "(info)"}},
+	)
+	return rows
+}
+
+// peakRow prints peak_in_flight at every skew size, or n/a before hammer
+// writes it.
+func peakRow(rounds []Round, sk [skewCount]size) Row {
+	var names []string
+	for _, s := range sk {
+		names = append(names, s.String())
+	}
+	row := Row{Figure: "peak_in_flight " + strings.Join(names, " / "), Anchor: "-", Format: count, Goal: Goal{Text: "(info)"}}
+	for _, r := range rounds {
+		var cells []string
+		for _, v := range r.PeakInFlight {
+			cells = append(cells, row.show(v))
+		}
+		row.Rounds = append(row.Rounds, NA())
+		row.Text = append(row.Text, strings.Join(cells, " / "))
+	}
+	return row
+}
+
+// bigExitRow is the 20k run's exit code with its verdict; the goal is exit
+// 0 in every round.
+func bigExitRow(rounds []Round) Row {
+	row := Row{Figure: fmt.Sprintf("%dk contenders (%d × %d lock-plus-update): exit, verdict", bigProcs*bigGoroutines/1000, bigProcs, bigGoroutines),
+		Anchor: "-", Format: count, Goal: Goal{Op: Every, Limit: 0, Text: "exit 0"}}
+	for _, r := range rounds {
+		row.Rounds = append(row.Rounds, r.BigExit)
+		text := row.show(r.BigExit)
+		if r.BigVerdict != "" {
+			text += " " + r.BigVerdict
+		}
+		row.Text = append(row.Text, text)
+	}
+	return row
+}
+
+// MeasurementRows are the numbers the figures are made of.
+func MeasurementRows(rounds []Round) []Row {
+	wall := func(figure, how string, f func(Round) Value) Row {
+		return Row{Figure: figure, Anchor: how, Rounds: each(rounds, f), Format: millis}
+	}
+	return []Row{
+		{Figure: "pgbench", Anchor: "tps, -c 16 -M prepared, same transaction", Format: perSec,
+			Rounds: each(rounds, func(r Round) Value { return r.PgbenchTPS })},
+		{Figure: "hammer update-only throughput", Anchor: "sold ÷ elapsed_ms, 1 × 16, --pool 16, big sector", Format: perSec,
+			Rounds: each(rounds, func(r Round) Value { return r.HammerTPS })},
+		wall("minimal Go race", "wall, 1000 goroutines, pgxpool 32", func(r Round) Value { return r.MinimalWall }),
+		wall("hammer update-only race", "elapsed_ms, 4 × 250, --pool 8", func(r Round) Value { return r.UpdateOnlyWall }),
+		wall("hammer lock-plus-update race", "elapsed_ms, 4 × 250, --pool 8", func(r Round) Value { return r.LockPlusUpdateWall }),
+		wall("redsync race", "wall, 1000 goroutines, pgxpool 32", func(r Round) Value { return r.RedsyncWall }),
+		wall("bsm/redislock race", "wall, 1000 goroutines, pgxpool 32", func(r Round) Value { return r.RedislockWall }),
+		{Figure: "redsync gave up", Anchor: "contenders out of its 32 tries", Format: count,
+			Rounds: each(rounds, func(r Round) Value { return r.RedsyncGaveUp })},
+		{Figure: "bsm/redislock gave up", Anchor: "contenders past the 1 min lock wait", Format: count,
+			Rounds: each(rounds, func(r Round) Value { return r.RedislockGaveUp })},
+		{Figure: "20k contenders", Anchor: "hammer processes sampled", Format: count,
+			Rounds: each(rounds, func(r Round) Value {
+				if r.BigRSS.Missing() {
+					return NA()
+				}
+				return Known(float64(r.BigProcs))
+			})},
+		{Figure: "redis-benchmark SET key token NX PX ttl", Anchor: "rps, -c 50, one key", Format: perSec,
+			Rounds: each(rounds, func(r Round) Value { return r.SetRPS })},
+		{Figure: "redis-benchmark EVALSHA release", Anchor: "rps, -c 50, not the holder's token", Format: perSec,
+			Rounds: each(rounds, func(r Round) Value { return r.ReleaseRPS })},
+		{Figure: "hammer lock-plus-update lock commands", Anchor: "SET + EVALSHA + EVAL calls ÷ elapsed_ms", Format: perSec,
+			Rounds: each(rounds, func(r Round) Value { return r.LockOpsPerSec })},
+	}
+}

@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []Value
+		want Value
+	}{
+		{name: "odd", in: []Value{Known(3), Known(1), Known(2)}, want: Known(2)},
+		{name: "even takes the mean of the middle two", in: []Value{Known(4), Known(1), Known(2), Known(10)}, want: Known(3)},
+		{name: "missing values are left out", in: []Value{NA(), Known(5), NA()}, want: Known(5)},
+		{name: "all missing", in: []Value{NA(), NA()}, want: NA()},
+		{name: "none", in: nil, want: NA()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Median(tt.in); got != tt.want {
+				t.Errorf("Median(%v) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRatio(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Value
+		want Value
+	}{
+		{name: "plain", a: Known(3), b: Known(2), want: Known(1.5)},
+		{name: "missing numerator", a: NA(), b: Known(2), want: NA()},
+		{name: "missing anchor", a: Known(3), b: NA(), want: NA()},
+		{name: "zero anchor", a: Known(3), b: Known(0), want: NA()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Ratio(tt.a, tt.b); got != tt.want {
+				t.Errorf("Ratio(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGoalMet(t *testing.T) {
+	rounds := []Value{Known(1), Known(2), Known(3)}
+	tests := []struct {
+		name   string
+		goal   Goal
+		rounds []Value
+		want   string
+	}{
+		{name: "at least, met by the median", goal: Goal{Op: AtLeast, Limit: 2}, rounds: rounds, want: "yes"},
+		{name: "at least, missed", goal: Goal{Op: AtLeast, Limit: 2.5}, rounds: rounds, want: "no"},
+		{name: "at most, met", goal: Goal{Op: AtMost, Limit: 2}, rounds: rounds, want: "yes"},
+		{name: "at most, missed", goal: Goal{Op: AtMost, Limit: 1.5}, rounds: rounds, want: "no"},
+		{name: "nothing measured", goal: Goal{Op: AtMost, Limit: 1}, rounds: []Value{NA()}, want: "n/a"},
+		{name: "info", goal: Goal{}, rounds: rounds, want: "-"},
+		{name: "every round, all equal", goal: Goal{Op: Every}, rounds: []Value{Known(0), Known(0)}, want: "yes"},
+		{name: "every round, one bad round fails", goal: Goal{Op: Every}, rounds: []Value{Known(0), Known(3), Known(0)}, want: "no"},
+		{name: "every round, one missing fails", goal: Goal{Op: Every}, rounds: []Value{Known(0), NA()}, want: "no"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.goal.Met(tt.rounds, Median(tt.rounds)); got != tt.want {
+				t.Errorf("Met = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
