@@ -43,6 +43,9 @@ type workerConfig struct {
 	Fault    scenarios.Fault `json:"fault,omitempty"`
 	Extend   bool            `json:"extend,omitempty"`
 	FenceKey string          `json:"fence_key"`
+	// StockKey is the stock counter of a mode that admits through one,
+	// empty otherwise.
+	StockKey string `json:"stock_key,omitempty"`
 	// FaultKey counts lock holders (or sales, without a lock) so that the
 	// scheduled ones can be picked out across processes.
 	FaultKey string `json:"fault_key"`
