@@ -103,6 +103,10 @@ type FaultSpec struct {
 	// acts on processes, servers or requests, not at a point inside
 	// hammer's own strategies.
 	OnService bool
+	// TakesRedisState: the fault takes away what Redis holds (the lock
+	// key, the stock counter), so it shows nothing in a mode that keeps
+	// nothing in Redis.
+	TakesRedisState bool
 }
 
 // faultTable is the fault table, in the order matrices and help list the
@@ -112,8 +116,8 @@ func faultTable() []FaultSpec {
 		{Fault: Pause, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
 		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2, OnService: true},
 		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
-		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
-		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
+		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
+		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true},
 		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1, OnService: true},
 		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1},
@@ -199,6 +203,10 @@ func (f Fault) Proxied() bool { return f.Spec().Proxied }
 // NeedsManagedStack reports whether the fault needs servers hammer started
 // itself (it kills and replicates them).
 func (f Fault) NeedsManagedStack() bool { return f.Spec().NeedsManagedStack }
+
+// TakesRedisState reports whether the fault takes away what Redis holds
+// (the lock key, the stock counter).
+func (f Fault) TakesRedisState() bool { return f.Spec().TakesRedisState }
 
 // OnService reports whether the fault can strike a user's service.
 func (f Fault) OnService() bool { return f.Spec().OnService }

@@ -26,7 +26,15 @@ func Gate() []Scenario {
 // ParseMatrix reads a matrix file: one cell per line, "mode fault expect
 // [extend] [no-hint]", blank lines and # comments ignored. Errors name the
 // line.
-func ParseMatrix(r io.Reader) ([]Scenario, error) { return parseMatrix(r, ParseMode) }
+func ParseMatrix(r io.Reader) ([]Scenario, error) {
+	cells, err := parseMatrix(r, ParseMode)
+	for _, c := range cells {
+		if err := c.Mode.CheckFault(c.Fault); err != nil {
+			return nil, fmt.Errorf("cell %s: %w", c.Name, err)
+		}
+	}
+	return cells, err
+}
 
 // ParseVariantMatrix reads the matrix of a user's service: one cell per
 // line, "variant fault expect", a variant being one of variants (it races

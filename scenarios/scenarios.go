@@ -25,10 +25,27 @@ const (
 	// Fenced takes a lock that also hands out a fencing token; the sector
 	// accepts a write only from the newest token that has touched it.
 	Fenced Mode = "fenced"
+	// SkipLocked keeps one row per seat: a contender locks a free one with
+	// SELECT … FOR UPDATE SKIP LOCKED LIMIT 1, marks it sold and writes the
+	// sale in the same transaction, so sales of different seats never
+	// queue behind one hot row.
+	SkipLocked Mode = "skip-locked"
+	// RedisGate admits contenders with an atomic decrement-if-positive stock
+	// counter in Redis; an admitted contender then takes the seat with the
+	// conditional UPDATE of update-only, the backstop. A refused one is
+	// told sold out without touching PostgreSQL.
+	RedisGate Mode = "redis-gate"
+	// CounterOnly is redis-gate without the backstop: the stock counter
+	// alone decides, the admitted contender records the seat the counter
+	// gave it. The negative control of redis-gate: it oversells as soon as
+	// the counter is wrong.
+	CounterOnly Mode = "counter-only"
 )
 
 // Modes returns every mode in the order matrices run them.
-func Modes() []Mode { return []Mode{None, LockOnly, UpdateOnly, LockPlusUpdate, Fenced} }
+func Modes() []Mode {
+	return []Mode{None, LockOnly, UpdateOnly, LockPlusUpdate, Fenced, SkipLocked, RedisGate, CounterOnly}
+}
 
 // ParseMode returns the mode named s, or an error listing the known modes.
 func ParseMode(s string) (Mode, error) {
@@ -46,6 +63,32 @@ func ParseMode(s string) (Mode, error) {
 
 // UsesLock reports whether contenders in this mode take the Redis lock.
 func (m Mode) UsesLock() bool { return m == LockOnly || m == LockPlusUpdate || m == Fenced }
+
+// UsesStock reports whether contenders in this mode are admitted by a stock
+// counter in Redis.
+func (m Mode) UsesStock() bool { return m == RedisGate || m == CounterOnly }
+
+// SeatRows reports whether the mode keeps one row per seat in PostgreSQL.
+func (m Mode) SeatRows() bool { return m == SkipLocked }
+
+// CountsInDB reports whether PostgreSQL counts the seats left of the mode's
+// sector; counter-only keeps its stock in Redis alone, PostgreSQL only its
+// ledger.
+func (m Mode) CountsInDB() bool { return m != CounterOnly }
+
+// KeepsInRedis reports whether the mode keeps in Redis something a fault
+// can take away: a lock or a stock counter.
+func (m Mode) KeepsInRedis() bool { return m.UsesLock() || m.UsesStock() }
+
+// CheckFault says why a race of mode m cannot show fault f, or nil: a
+// fault that takes away what Redis holds shows nothing in a mode that keeps
+// nothing there.
+func (m Mode) CheckFault(f Fault) error {
+	if f.TakesRedisState() && !m.KeepsInRedis() {
+		return fmt.Errorf("the %s fault takes away what Redis holds (a lock, a stock counter), and mode %s keeps nothing there", f, m)
+	}
+	return nil
+}
 
 // Expectation is what a scenario is expected to show.
 type Expectation string
@@ -105,5 +148,8 @@ func Load() []Scenario {
 		{Name: "update-only", Mode: UpdateOnly, Expected: Safe},
 		{Name: "lock-plus-update", Mode: LockPlusUpdate, Expected: Safe},
 		{Name: "fenced", Mode: Fenced, Expected: Safe},
+		{Name: "skip-locked", Mode: SkipLocked, Expected: Safe},
+		{Name: "redis-gate", Mode: RedisGate, Expected: Safe},
+		{Name: "counter-only", Mode: CounterOnly, Expected: Safe},
 	}
 }

@@ -15,6 +15,9 @@ func TestParseMode(t *testing.T) {
 	}{
 		{"none", "none", None, false},
 		{"lock-plus-update", "lock-plus-update", LockPlusUpdate, false},
+		{"skip-locked", "skip-locked", SkipLocked, false},
+		{"redis-gate", "redis-gate", RedisGate, false},
+		{"counter-only", "counter-only", CounterOnly, false},
 		{"unknown", "lock", "", true},
 		{"case matters", "NONE", "", true},
 		{"empty", "", "", true},
@@ -41,6 +44,20 @@ func TestLoadMatrix(t *testing.T) {
 		}
 		if got, ok := seen[m]; !ok || got != want {
 			t.Errorf("mode %s: expectation %q, want %q", m, got, want)
+		}
+	}
+}
+
+// TestCheckFault: the faults that take away what Redis holds race only the
+// modes that keep something there; every other fault races every mode.
+func TestCheckFault(t *testing.T) {
+	for _, m := range Modes() {
+		for _, f := range append(Faults(), NoFault) {
+			err := m.CheckFault(f)
+			refused := (f == LockLoss || f == Failover) && (m == None || m == UpdateOnly || m == SkipLocked)
+			if (err != nil) != refused {
+				t.Errorf("%s under %s: %v, want refused %v", m, f, err, refused)
+			}
 		}
 	}
 }
@@ -83,6 +100,14 @@ func TestParseMatrix(t *testing.T) {
 		{"no-hint without lock", "update-only none safe no-hint\n", nil, "no-hint needs a mode with a lock"},
 		{"option twice", "lock-only none safe extend extend\n", nil, `option "extend": want extend or no-hint, each at most once`},
 		{"unknown option", "lock-only none safe fast\n", nil, `option "fast"`},
+		{"new modes", "skip-locked crash safe\nredis-gate lock-loss safe\ncounter-only failover unsafe\n", []Scenario{
+			{Name: "skip-locked/crash", Mode: SkipLocked, Fault: Crash, Expected: Safe},
+			{Name: "redis-gate/lock-loss", Mode: RedisGate, Fault: LockLoss, Expected: Safe},
+			{Name: "counter-only/failover", Mode: CounterOnly, Fault: Failover, Expected: Unsafe},
+		}, ""},
+		{"extend with a stock counter", "redis-gate none safe extend\n", nil, "extend needs a mode with a lock"},
+		{"lock-loss without redis state", "skip-locked lock-loss safe\n", nil, "cell skip-locked/lock-loss: the lock-loss fault takes away what Redis holds"},
+		{"failover without redis state", "update-only failover safe\n", nil, "mode update-only keeps nothing there"},
 		{"repeated cell", "fenced pause safe\nfenced pause safe\n", nil, "matrix line 2: cell fenced/pause repeats line 1"},
 		{"empty", "# nothing\n", nil, "no cells"},
 	}

@@ -47,10 +47,10 @@ func (io stdio) redacted(urls ...string) stdio {
 
 // usage is the text of `hammer help`.
 func usage() string {
-	return fmt.Sprintf(usageFormat, wrap("Faults (run --fault, gate): "+faultNames(", ")+".", 88))
+	return fmt.Sprintf(usageFormat, wrap("Modes: "+modeNames(", ")+".", 88), wrap("Faults (run --fault, gate): "+faultNames(", ")+".", 88))
 }
 
-// usageFormat is usage with the list of faults left out.
+// usageFormat is usage with the lists of modes and faults left out.
 const usageFormat = `hammer races contenders for the seats of one sector and says whether anything was oversold.
 
 Usage:
@@ -61,7 +61,7 @@ Usage:
   hammer report DIR                rebuild summary, charts and report.md of a results folder
   hammer report --compare A B      B against A side by side; exit 0 none worse, 1 a run got worse, 3 cannot tell
 
-Modes: none, lock-only, update-only, lock-plus-update, fenced.
+%s
 %s
 Run 'hammer run -h', 'hammer load -h' or 'hammer gate -h' for the flags.
 `
@@ -148,6 +148,17 @@ func faultNames(last string) string {
 	var names []string
 	for _, f := range scenarios.Faults() {
 		names = append(names, string(f))
+	}
+	n := len(names)
+	return strings.Join(names[:n-1], ", ") + last + names[n-1]
+}
+
+// modeNames lists the modes, the last two joined by last: "none, …,
+// redis-gate or counter-only".
+func modeNames(last string) string {
+	var names []string
+	for _, m := range scenarios.Modes() {
+		names = append(names, string(m))
 	}
 	n := len(names)
 	return strings.Join(names[:n-1], ", ") + last + names[n-1]

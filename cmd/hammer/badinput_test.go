@@ -24,6 +24,10 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(nonEmpty, "keep.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	refused := filepath.Join(t.TempDir(), "refused.matrix")
+	if err := os.WriteFile(refused, []byte("skip-locked failover safe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ext := []string{"--stack", "external"}
 	tests := []struct {
 		name   string
@@ -43,6 +47,11 @@ func TestBadInput(t *testing.T) {
 		{name: "infinite rate", args: []string{"run", "--mode", "none", "--rate", "Inf", "--duration", "1s"}, want: "a positive finite rate"},
 		{name: "rate without duration", args: []string{"run", "--mode", "none", "--rate", "10"}, want: "--rate and --duration go together"},
 		{name: "extend without a lock", args: []string{"run", "--mode", "update-only", "--extend"}, want: "--extend needs a mode with a lock"},
+		{name: "extend with a stock counter", args: []string{"run", "--mode", "redis-gate", "--extend"}, want: "--extend needs a mode with a lock"},
+		{name: "lock loss without redis state", args: []string{"run", "--mode", "skip-locked", "--fault", "lock-loss"},
+			want: "the lock-loss fault takes away what Redis holds (a lock, a stock counter), and mode skip-locked keeps nothing there"},
+		{name: "failover without redis state", args: []string{"run", "--mode", "update-only", "--fault", "failover"}, want: "mode update-only keeps nothing there"},
+		{name: "gate cell without redis state", args: []string{"gate", "--matrix", refused}, want: "cell skip-locked/failover: the failover fault takes away what Redis holds"},
 		{name: "too few contenders for the fault", args: []string{"run", "--mode", "lock-only", "--fault", "pause", "--seats", "1000000000", "--procs", "1", "--goroutines", "3"},
 			want: "the pause fault strikes 2 chosen lock holders and needs at least 7 contenders"},
 		{name: "more attempts than memory", args: []string{"run", "--mode", "none", "--attempts", "100000"}, want: "of memory"},

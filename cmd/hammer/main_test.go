@@ -13,6 +13,7 @@ import (
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/report"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // TestMain lets this test binary stand in for the hammer binary: the races
@@ -114,8 +115,8 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	s := readSummary(t, dir)
-	if len(s.Runs) != 5 {
-		t.Fatalf("%d runs, want 5", len(s.Runs))
+	if want := len(scenarios.Load()); len(s.Runs) != want {
+		t.Fatalf("%d runs, want %d", len(s.Runs), want)
 	}
 	for _, r := range s.Runs {
 		if !r.ExpectOK {

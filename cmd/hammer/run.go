@@ -14,7 +14,7 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("hammer run", flag.ContinueOnError)
 	var f raceFlags
 	f.register(fs, loadDefaults())
-	mode := fs.String("mode", "", "reservation `mode`: none, lock-only, update-only, lock-plus-update or fenced")
+	mode := fs.String("mode", "", "reservation `mode`: "+modeNames(" or "))
 	fault := fs.String("fault", "none", "`fault` to inject: none, "+faultNames(" or "))
 	extend := fs.Bool("extend", false, "keep extending the lock's TTL while the holder works (heartbeat)")
 	fs.Float64Var(&f.rate, "rate", 0, "open model: issue `N` attempts per second in all (with --duration), timed from their intended start")
@@ -37,6 +37,9 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	if *extend && (!m.UsesLock() || f.target.file != nil) {
 		return usageError(io, "run", "--extend needs a mode with a lock, not %s", m)
 	}
+	if err := m.CheckFault(flt); err != nil && f.target.file == nil {
+		return usageError(io, "run", "%v", err)
+	}
 	sc := scenarios.Scenario{Mode: m, Fault: flt, Extend: *extend, NoHint: !f.soldOutHint}.Named()
 	return raceAll(ctx, raceCommand{name: "run"}, &f, []scenarios.Scenario{sc}, io)
 }
@@ -48,7 +51,7 @@ func runMode(f *raceFlags, mode, variant string) (scenarios.Mode, error) {
 	case t == nil && variant != "":
 		return "", fmt.Errorf("--variant names a variant of a --target service; without --target use --mode")
 	case t == nil && mode == "":
-		return "", fmt.Errorf("--mode is required (none, lock-only, update-only, lock-plus-update or fenced)")
+		return "", fmt.Errorf("--mode is required (%s)", modeNames(" or "))
 	case t == nil:
 		return scenarios.ParseMode(mode)
 	case mode != "":

@@ -3,13 +3,18 @@ package driver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/stock"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // Backend is what a race's contenders sell from, as the coordinator sees
@@ -64,16 +69,47 @@ type Holders interface {
 	CatchWriter(ctx context.Context) (int, error)
 }
 
-// builtinBackend is hammer's own inventory: the sectors and sales tables of
-// internal/inventory.
-type builtinBackend struct{}
+// builtinBackend is hammer's own inventory: the sectors, seats and sales
+// tables of internal/inventory, and the stock counter in Redis of the modes
+// that admit through one.
+type builtinBackend struct {
+	mode     scenarios.Mode
+	redisURL string // Redis as the coordinator reaches it
+}
 
 var _ Backend = builtinBackend{}
 
-// Create makes the inventory's tables and the sector row.
-func (builtinBackend) Create(ctx context.Context, r BackendRace) error {
+// Create makes the inventory's tables and the sector row, the seat rows of
+// a mode that takes one, and seeds the stock counter of a mode that admits
+// through one. What it made before it failed it removes.
+func (b builtinBackend) Create(ctx context.Context, r BackendRace) error {
 	sector := history.Sector{Run: r.Run, ID: sectorID, Capacity: r.Seats, Available: r.Seats}
-	return inventory.Create(ctx, r.PGURL, r.Schema, sector)
+	create := inventory.Create
+	if b.mode.SeatRows() {
+		create = inventory.CreateSeated
+	}
+	if err := create(ctx, r.PGURL, r.Schema, sector); err != nil {
+		return err
+	}
+	key := stockKey(b, r.KeyPrefix)
+	if key == "" {
+		return nil
+	}
+	if err := stock.SeedAt(ctx, b.redisURL, key, r.Seats); err != nil {
+		return errors.Join(err, inventory.Drop(context.WithoutCancel(ctx), r.PGURL, r.Schema),
+			redislock.DeleteAll(context.WithoutCancel(ctx), b.redisURL, r.KeyPrefix))
+	}
+	return nil
+}
+
+// stockKey is the stock counter under the race's prefix when hammer's own
+// strategies race in a mode that admits through one; "" otherwise (a
+// user's service keeps its own state).
+func stockKey(b Backend, prefix string) string {
+	if bb, ok := b.(builtinBackend); !ok || !bb.mode.UsesStock() {
+		return ""
+	}
+	return prefix + "stock:sector:" + strconv.Itoa(sectorID)
 }
 
 // Start starts nothing: the workers reach the servers themselves.
@@ -84,9 +120,14 @@ func (builtinBackend) Start(context.Context, BackendRace, fault.Servers) (json.R
 // LockKey is the sector's lock.
 func (builtinBackend) LockKey(prefix string) string { return prefix + "lock:sector:1" }
 
-// ReadBack reads the inventory's ledger and sector row.
-func (builtinBackend) ReadBack(ctx context.Context, r BackendRace, wait time.Duration) inventory.ReadBack {
-	return inventory.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, wait)
+// ReadBack reads the inventory's ledger and sector row; a mode whose stock
+// PostgreSQL does not count (counter-only) has no sector count to read.
+func (b builtinBackend) ReadBack(ctx context.Context, r BackendRace, wait time.Duration) inventory.ReadBack {
+	back := inventory.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, wait)
+	if !b.mode.CountsInDB() {
+		back.Sector, back.SectorErr, back.NoCounter = nil, nil, true
+	}
+	return back
 }
 
 // Stop has nothing to stop.

@@ -156,6 +156,7 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		Sector:   cfg.Sector,
 		LockKey:  cfg.LockKey,
 		FenceKey: cfg.FenceKey,
+		StockKey: cfg.StockKey,
 		LockTTL:  cfg.LockTTL,
 		LockWait: cfg.LockWait,
 		Extend:   cfg.Extend,

@@ -35,10 +35,11 @@ func setUpFaults(ctx context.Context, o Options, cfg *workerConfig) (*faultEnv, 
 	return &faultEnv{fault: f, servers: servers}, nil
 }
 
-// coordinator is what the fault may use in the coordinator while ws race.
-func (e *faultEnv) coordinator(o Options, ws *fleet, lockKey string) *fault.Coordinator {
+// coordinator is what the fault may use in the coordinator while ws race
+// as cfg says.
+func (e *faultEnv) coordinator(o Options, ws *fleet, cfg workerConfig) *fault.Coordinator {
 	return &fault.Coordinator{
-		PauseFor: o.PauseFor, LockTTL: o.LockTTL, LockKey: lockKey,
+		PauseFor: o.PauseFor, LockTTL: o.LockTTL, LockKey: cfg.LockKey, StockKey: cfg.StockKey, Seats: o.Seats,
 		RedisURL: o.RedisURL, WatchRedisURL: e.servers.WatchRedisURL, Managed: o.Managed, Procs: ws,
 	}
 }

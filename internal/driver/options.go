@@ -113,7 +113,7 @@ func (o Options) withDefaults() Options {
 		o.ReadBackWait = defaultReadBackWait
 	}
 	if o.Backend == nil {
-		o.Backend = builtinBackend{}
+		o.Backend = builtinBackend{mode: o.Scenario.Mode, redisURL: o.RedisURL}
 	}
 	return o
 }
@@ -138,6 +138,7 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
 		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend, SoldOutHint: !o.Scenario.NoHint,
 		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
+		StockKey: stockKey(o.Backend, prefix),
 		Schedule: fault.Schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),
 		PauseFor: o.PauseFor, Plant: o.Plant, Contender: o.Contender, ContenderConfig: o.ContenderConfig,
 	}

@@ -39,6 +39,9 @@ func plants() map[string]driver.Plant {
 		"update-without-condition": func(c *strategy.Contender, d strategy.Deps) {
 			c.Sell = unconditionalSell(d.Store)
 		},
+		"seat-without-row-lock": func(c *strategy.Contender, d strategy.Deps) {
+			c.Sell = unlockedSeatSell(d.Store)
+		},
 		"host-stall": stallThirdSale,
 		"lock-per-process": func(c *strategy.Contender, d strategy.Deps) {
 			l := redisLock(d)
@@ -61,6 +64,7 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 		{"setnx-then-expire", "lock-only/crash", verify.CheckStuckLock},
 		{"lock-without-ttl", "lock-only/crash", verify.CheckStuckLock},
 		{"update-without-condition", "update-only", verify.CheckUnexpectedError},
+		{"seat-without-row-lock", "skip-locked", verify.CheckDoubleSold},
 		{"lock-per-process", "lock-only", verify.CheckMutualExclusion},
 	}
 	for _, tt := range tests {
@@ -189,6 +193,33 @@ func unconditionalSell(s *inventory.Store) func(context.Context, inventory.Reque
 			err := tx.QueryRow(ctx, "UPDATE sectors SET available = available - 1 WHERE id = $1 RETURNING capacity - available",
 				r.Sector).Scan(&res.Seat)
 			if err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, "INSERT INTO sales (sector_id, seat, request_id, worker, started_at) VALUES ($1, $2, $3, $4, $5)",
+				r.Sector, res.Seat, r.RequestID, r.Worker, r.StartedAt)
+			return err
+		})
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = inventory.ErrSoldOut
+		}
+		return res, err
+	}
+}
+
+// unlockedSeatSell is skip-locked without FOR UPDATE SKIP LOCKED: it reads
+// the lowest free seat, then marks it sold whoever marked it meanwhile.
+func unlockedSeatSell(s *inventory.Store) func(context.Context, inventory.Request) (inventory.Result, error) {
+	return func(ctx context.Context, r inventory.Request) (res inventory.Result, err error) {
+		err = pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
+			err := tx.QueryRow(ctx, "SELECT seat FROM seats WHERE sector_id = $1 AND sold_to IS NULL ORDER BY seat LIMIT 1",
+				r.Sector).Scan(&res.Seat)
+			if err != nil {
+				return err
+			}
+			if err := r.MidWrite(ctx, tx); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "UPDATE seats SET sold_to = $3 WHERE sector_id = $1 AND seat = $2", r.Sector, res.Seat, r.RequestID); err != nil {
 				return err
 			}
 			_, err = tx.Exec(ctx, "INSERT INTO sales (sector_id, seat, request_id, worker, started_at) VALUES ($1, $2, $3, $4, $5)",

@@ -45,6 +45,9 @@ type workerConfig struct {
 	// SoldOutHint turns on the sold-out hint in the modes with a lock.
 	SoldOutHint bool   `json:"sold_out_hint,omitempty"`
 	FenceKey    string `json:"fence_key"`
+	// StockKey is the stock counter of a mode that admits through one,
+	// empty otherwise.
+	StockKey string `json:"stock_key,omitempty"`
 	// FaultKey counts lock holders (or sales, without a lock) so that the
 	// scheduled ones can be picked out across processes.
 	FaultKey string `json:"fault_key"`

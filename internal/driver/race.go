@@ -64,7 +64,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res = &Result{Run: newRun(o), Warnings: warnings}
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
 	res.Run.CommitLatency = int64(commit)
-	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg.LockKey), fleet: ws, left: len(cfg.Schedule)}
+	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
 	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Run.GoAt = ws.release()
 	if o.OnGo != nil {

@@ -39,15 +39,25 @@ func (f *failover) SetUp(ctx context.Context, r Race) (Servers, error) {
 	return Servers{RedisURL: via, PGURL: r.PGURL, WatchRedisURL: via}, nil
 }
 
-// At asks the coordinator to fail over while a struck holder has the lock.
+// CountsAt numbers holders where the fault strikes them (lossPoint).
+func (f *failover) CountsAt(p strategy.Point, usesLock bool) bool { return p == lossPoint(usesLock) }
+
+// At asks the coordinator to fail over while a struck holder has the lock
+// or, in a mode with a stock counter, before a struck contender's
+// admission (lossPoint).
 func (f *failover) At(ctx context.Context, w *Worker, h Hit) error {
-	return strikeAt(ctx, w, h, strategy.MidWrite)
+	return strikeAt(ctx, w, h, lossPoint(h.Attempt.Mode.UsesLock()))
 }
 
 // Strike fails over, waits for another contender to take the lost lock
-// and lets the struck holder go on.
+// and lets the struck holder go on; in a mode with a stock counter it
+// lets the struck contender go on to be admitted by the promoted replica's
+// counter, which missed the decrements that had not replicated.
 func (f *failover) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
-	return overlap(ctx, c, t, f.fail)
+	if c.StockKey != "" {
+		return recount(ctx, c, t, f.failing("the stock counter's latest decrements"))
+	}
+	return overlap(ctx, c, t, f.failing("the lock key"))
 }
 
 // TearDown removes the replica and the proxies; the next race gets a
@@ -93,23 +103,33 @@ func (f *failover) start(ctx context.Context, st *stack.Stack, redisURL string, 
 	return viaVIP, nil
 }
 
+// failing returns fail, saying that what had not replicated was lost.
+func (f *failover) failing(lost string) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		if err := f.fail(ctx); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("the Redis primary was killed before %s replicated; the replica (%s) was promoted and clients switched to it", lost, f.replica.Addr), nil
+	}
+}
+
 // fail kills the primary, promotes the replica and points the virtual IP
 // at it, the way a failover manager would.
-func (f *failover) fail(ctx context.Context) (string, error) {
+func (f *failover) fail(ctx context.Context) error {
 	f.link.Stop() // what was still on its way to the replica is lost
 	if err := f.st.KillRedis(); err != nil {
-		return "", err
+		return err
 	}
 	f.killed = true
 	if err := f.replica.Promote(ctx); err != nil {
-		return "", err
+		return err
 	}
 	f.vip.Stop()
 	f.vip.Upstream = f.replica.Addr
 	if err := f.vip.Start(); err != nil {
-		return "", fmt.Errorf("point clients at the new primary: %w", err)
+		return fmt.Errorf("point clients at the new primary: %w", err)
 	}
-	return fmt.Sprintf("the Redis primary was killed before the lock key replicated; the replica (%s) was promoted and clients switched to it", f.replica.Addr), nil
+	return nil
 }
 
 // stop removes the replica and the proxies and, if the primary was killed,

@@ -138,6 +138,10 @@ type Coordinator struct {
 	// race's lock.
 	PauseFor, LockTTL time.Duration
 	LockKey           string
+	// StockKey is the stock counter of a mode that admits through one
+	// (empty otherwise), seeded with Seats.
+	StockKey string
+	Seats    int
 	// RedisURL is Redis as the coordinator reaches it; WatchRedisURL as
 	// the workers do (see Servers).
 	RedisURL, WatchRedisURL string

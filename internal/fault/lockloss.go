@@ -9,17 +9,28 @@ import (
 
 // lockLoss makes the lock key vanish while a struck holder has it: a real
 // Redis restart without persistence on a stack hammer manages, the
-// deletion of hammer's own lock key on an external one.
+// deletion of hammer's own lock key on an external one. In a mode admitted
+// by a stock counter it sets the counter back to full stock before a
+// struck contender's admission, as a restart from a snapshot taken before
+// the sale would (see loseStock).
 type lockLoss struct{ Base }
 
-// At asks the coordinator to lose a struck holder's lock at MidWrite.
+// CountsAt numbers holders where the fault strikes them (lossPoint).
+func (lockLoss) CountsAt(p strategy.Point, usesLock bool) bool { return p == lossPoint(usesLock) }
+
+// At asks the coordinator to lose what Redis holds when a struck holder
+// reaches the fault's point (lossPoint).
 func (lockLoss) At(ctx context.Context, w *Worker, h Hit) error {
-	return strikeAt(ctx, w, h, strategy.MidWrite)
+	return strikeAt(ctx, w, h, lossPoint(h.Attempt.Mode.UsesLock()))
 }
 
 // Strike loses the lock, waits for another contender to take it and lets
-// the struck holder go on.
+// the struck holder go on; in a mode with a stock counter it loses the
+// count and lets the struck contender go on to its admission.
 func (lockLoss) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
+	if c.StockKey != "" {
+		return recount(ctx, c, t, func(ctx context.Context) (string, error) { return loseStock(ctx, c) })
+	}
 	return overlap(ctx, c, t, func(ctx context.Context) (string, error) { return loseLock(ctx, c) })
 }
 

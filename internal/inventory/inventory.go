@@ -1,7 +1,8 @@
 // Package inventory is the PostgreSQL side of a race: a schema created for
-// one run holding the sectors table and the sales ledger, and the two ways a
-// contender can take a seat from it — read-then-write, which races, and the
-// atomic conditional UPDATE, which does not.
+// one run holding the sectors table, the seat rows and the sales ledger, and
+// the ways a contender can take a seat from it — read-then-write, which
+// races, the atomic conditional UPDATE, the fenced write, a seat row locked
+// with SKIP LOCKED, and the seat a stock counter handed out.
 package inventory
 
 import (
@@ -74,6 +75,12 @@ type Store struct {
 // Create makes the run's schema with its tables and one sector row. It fails
 // if the schema already exists: hammer never reuses what it did not create.
 func Create(ctx context.Context, pgURL, schema string, sector history.Sector) error {
+	return create(ctx, pgURL, schema, sector, false)
+}
+
+// create makes the run's schema, tables and sector row and, with seatRows,
+// one seat row per seat of the sector.
+func create(ctx context.Context, pgURL, schema string, sector history.Sector, seatRows bool) error {
 	return createSchema(ctx, pgURL, schema, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, fixtures.Schema()); err != nil {
 			return fmt.Errorf("create tables: %w", err)
@@ -82,6 +89,9 @@ func Create(ctx context.Context, pgURL, schema string, sector history.Sector) er
 			sector.ID, sector.Capacity)
 		if err != nil {
 			return fmt.Errorf("insert sector: %w", err)
+		}
+		if seatRows {
+			return insertSeats(ctx, tx, sector)
 		}
 		return nil
 	})
@@ -197,6 +207,9 @@ type Request struct {
 	StartedAt time.Time
 	// Token is the fencing token of the lock holder (SellFenced only).
 	Token int64
+	// Left is what the stock counter held after it admitted the request
+	// (SellCounted only).
+	Left int64
 	// MidWrite, if set, is called between the first statement of the sale
 	// and the rest (between the read and the write of a read-then-write;
 	// inside the transaction after the UPDATE of an atomic sale). An error
@@ -369,10 +382,14 @@ func (s *Store) Ledger(ctx context.Context, run string) ([]history.Sale, error) 
 	return sales, nil
 }
 
-// Sector reads one sector row, tagged with the run's name.
+// Sector reads one sector row, tagged with the run's name. Its available
+// count is the row's counter less the seat rows sold: the counter for the
+// modes without seat rows, and for those with them (which leave the counter
+// alone) what their seat rows say is left.
 func (s *Store) Sector(ctx context.Context, run string, id int) (history.Sector, error) {
 	sec := history.Sector{Run: run, ID: id}
-	err := s.pool.QueryRow(ctx, "SELECT capacity, available FROM sectors WHERE id = $1", id).
+	err := s.pool.QueryRow(ctx, `SELECT capacity, available -
+		(SELECT count(*) FROM seats WHERE sector_id = $1 AND sold_to IS NOT NULL) FROM sectors WHERE id = $1`, id).
 		Scan(&sec.Capacity, &sec.Available)
 	if err != nil {
 		return sec, fmt.Errorf("read sector %d: %w", id, err)

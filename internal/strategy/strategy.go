@@ -18,6 +18,7 @@ import (
 	"github.com/hammer-load/hammer/internal/health"
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/stock"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -86,6 +87,8 @@ type Deps struct {
 	Sector   int
 	LockKey  string
 	FenceKey string
+	// StockKey is the stock counter of the modes that admit through one.
+	StockKey string
 	LockTTL  time.Duration
 	LockWait time.Duration
 	Extend   bool
@@ -112,6 +115,12 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 	case scenarios.Fenced:
 		lock.FenceKey = d.FenceKey
 		c.Lock, c.Sell = lock, d.Store.SellFenced
+	case scenarios.SkipLocked:
+		c.Sell = d.Store.SellSkipLocked
+	case scenarios.RedisGate:
+		c.Sell = Gated(stock.New(d.Redis, d.StockKey), d.Store.SellAtomic)
+	case scenarios.CounterOnly:
+		c.Sell = Gated(stock.New(d.Redis, d.StockKey), d.Store.SellCounted)
 	}
 	if d.Extend && c.Lock != nil {
 		c.ExtendEvery = d.LockTTL / 3
@@ -175,7 +184,7 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 	case errors.Is(err, inventory.ErrFenced), errors.Is(err, inventory.ErrDuplicate):
 		a.Outcome, a.Err = history.Rejected, err.Error()
 	default:
-		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerPostgreSQL, err)
+		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(saleServer(err), err)
 	}
 	if err := c.at(ctx, a, AfterWrite, nil); err != nil && a.Err == "" {
 		a.Err = err.Error()

@@ -11,8 +11,8 @@ import (
 )
 
 // modeColour is the colour of the mode at index i of scenarios.Modes (none,
-// lock-only, update-only, lock-plus-update, fenced); any other index is a
-// mode hammer does not know, drawn grey.
+// lock-only, update-only, lock-plus-update, fenced, skip-locked, redis-gate,
+// counter-only); any other index is a mode hammer does not know, drawn grey.
 func modeColour(i int) color.RGBA {
 	palette := []color.RGBA{
 		{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // none: red, the negative control
@@ -20,6 +20,9 @@ func modeColour(i int) color.RGBA {
 		{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // update-only: blue
 		{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // lock-plus-update: green
 		{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // fenced: purple
+		{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // skip-locked: brown
+		{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff}, // redis-gate: cyan
+		{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff}, // counter-only: pink, redis-gate's negative control
 	}
 	if i < 0 || i >= len(palette) {
 		return color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
