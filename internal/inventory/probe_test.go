@@ -34,7 +34,7 @@ func TestCommitLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"sales", "sectors"}; !slices.Equal(tables, want) {
+	if want := []string{"sales", "seats", "sectors"}; !slices.Equal(tables, want) {
 		t.Errorf("tables after the probe %q, want %q", tables, want)
 	}
 	if _, err := inventory.CommitLatency(ctx, pgURL, "public", 3); err == nil {
