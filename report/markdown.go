@@ -106,6 +106,9 @@ func writeManifest(b *strings.Builder, s Summary) {
 	} else if e.PoolSize > 0 {
 		row("PostgreSQL pool", fmt.Sprintf("%d connections per worker process", e.PoolSize))
 	}
+	if e.Target == "" && e.RedisPool > 0 {
+		row("Redis pool", fmt.Sprintf("%d connections per worker process", e.RedisPool))
+	}
 	if e.Cores > 0 {
 		row("host cores", fmt.Sprint(e.Cores))
 	}
