@@ -57,16 +57,16 @@ func headline(s Summary) string {
 }
 
 func writeVerdicts(b *strings.Builder, s Summary) {
-	b.WriteString("| run | contenders | sold/seats | oversold | p50 | p99 | sellout | start skew | expected | verdict |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	b.WriteString("| run | contenders | sold/seats | oversold | p50 | p99 | sellout | start skew | peak in flight | expected | verdict |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, r := range s.Runs {
 		expected := string(r.Expected)
 		if expected == "" {
 			expected = "–"
 		}
-		fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s | %s | %d | %s | %s |\n",
 			r.Name, r.Contenders, soldCell(r), oversoldCell(r), fmtMs(r.P50Ms), fmtMs(r.P99Ms),
-			fmtSellout(r.SelloutMs), fmtSkew(r), expected, verdictCell(r))
+			fmtSellout(r.SelloutMs), fmtSkew(r), r.PeakInFlight, expected, verdictCell(r))
 	}
 	for _, sk := range s.Skipped {
 		fmt.Fprintf(b, "\nSkipped: %s\n", sk)

@@ -48,7 +48,7 @@ func sample(fast bool) Summary {
 	return Summary{
 		Schema: summarySchema, RunID: "20261129-080000-abcdef", Command: "load", Seed: 42, Stack: "local",
 		Env: history.Env{Hammer: "v0.1.0", Revision: "0123abc", Go: "go1.26.8", Redis: "7.0.15",
-			PostgreSQL: "15.18", Fsync: "off", Cores: 2, PoolSize: 16},
+			PostgreSQL: "15.18", Fsync: "off", Cores: 2, PoolSize: 16, RedisPool: 16},
 		StackNotes: []string{"local PostgreSQL runs with fsync off"},
 		ExitCode:   0,
 		Runs: []RunSummary{
@@ -57,13 +57,13 @@ func sample(fast bool) Summary {
 				Violations: []verify.Violation{{Check: "oversell", Detail: "sold 7 of 5 seats: 2 more than exist",
 					Story: []string{"   +1.0ms  p0-g1-a0 (process 0) read available = 5", "=> seat 1 was sold to both p0-g1-a0 and p1-g2-a0"}}},
 				Outcomes: map[string]int{"sold": 7, "sold_out": 13}, WinsByProcess: map[string]int{"0": 4, "1": 3},
-				P50Ms: 3 * slow, P99Ms: 9 * slow, StartSkewMs: 0.4, SelloutMs: &sellout, Model: "closed",
+				P50Ms: 3 * slow, P99Ms: 9 * slow, StartSkewMs: 0.4, PeakInFlight: 20, SelloutMs: &sellout, Model: "closed",
 				Latency: []latency.Summary{{Phase: latency.Critical, Count: 20, Min: 0.5, P50: 1 * slow, P90: 2, P99: 3, P999: 3, Max: 3, Mean: 1.2},
 					{Phase: latency.Attempt, Count: 20, Min: 1, P50: 3 * slow, P90: 8, P99: 9 * slow, P999: 9 * slow, Max: 9 * slow, Mean: 4}}},
 			{Name: "update-only", Mode: "update-only", Procs: 2, Goroutines: 10, Contenders: 20, Seats: 5, Sold: 5,
 				Verdict: verify.Valid, Expected: scenarios.Safe, ExpectOK: true, ExpectReason: "expected safe: every check passed, sold 5 of 5",
 				Violations: []verify.Violation{}, Outcomes: map[string]int{"sold": 5, "sold_out": 15},
-				WinsByProcess: map[string]int{"0": 2, "1": 3}, P50Ms: 2, P99Ms: 4, StartSkewMs: 0.3, SelloutMs: &sellout, Model: "closed",
+				WinsByProcess: map[string]int{"0": 2, "1": 3}, P50Ms: 2, P99Ms: 4, StartSkewMs: 0.3, PeakInFlight: 18, SelloutMs: &sellout, Model: "closed",
 				Latency: []latency.Summary{{Phase: latency.Attempt, Count: 20, Min: 1, P50: 2, P90: 3, P99: 4, P999: 4, Max: 4, Mean: 2.2}}},
 		},
 	}

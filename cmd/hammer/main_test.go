@@ -86,8 +86,8 @@ func TestRunVerdicts(t *testing.T) {
 			if string(r.Verdict) != tt.wantStatus || (r.Sold > 100) != tt.oversold || (!tt.oversold && r.Sold != 100) {
 				t.Fatalf("summary: verdict %s, sold %d; want %s, oversold %v", r.Verdict, r.Sold, tt.wantStatus, tt.oversold)
 			}
-			if s.Schema == "" || r.StartSkewMs <= 0 {
-				t.Errorf("summary lacks schema or start skew: %+v", s)
+			if s.Schema == "" || r.StartSkewMs <= 0 || r.PeakInFlight < 1 || r.PeakInFlight > r.Contenders {
+				t.Errorf("summary lacks schema, start skew or a peak in flight within 1..%d: %+v", r.Contenders, s)
 			}
 			for _, f := range []string{"history.jsonl", "ledger.jsonl", "manifest.json", "sectors.jsonl"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -118,7 +118,7 @@ func TestLoad(t *testing.T) {
 			t.Errorf("%s: %s", r.Name, r.ExpectReason)
 		}
 	}
-	for _, col := range []string{"MODE", "SOLD/SEATS", "OVERSOLD", "P99", "SELLOUT", "SKEW", "EXPECTED", "VERDICT"} {
+	for _, col := range []string{"MODE", "SOLD/SEATS", "OVERSOLD", "P99", "SELLOUT", "SKEW", "PEAK", "EXPECTED", "VERDICT"} {
 		if !strings.Contains(stdout, col) {
 			t.Errorf("verdict table lacks column %s:\n%s", col, stdout)
 		}
