@@ -13,6 +13,7 @@ import (
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // Contender is how the goroutines of a worker process try to buy a seat.
@@ -109,14 +110,10 @@ func (b *builtin) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Ran
 // every connection of both, and wires the built-in contender of the
 // configured mode, broken by plant if one is given.
 func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *resumes, plant Plant) (Contender, func(), error) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	opt, err := redisOptions(cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("redis url: %w", err)
+		return nil, nil, err
 	}
-	// One pool per worker process, as a replica of a service keeps: its
-	// goroutines take turns on cfg.RedisPool connections.
-	opt.PoolSize = cfg.RedisPool
-	opt.DialTimeout = 5 * time.Second
 	rdb := redis.NewClient(opt)
 	store, err := inventory.Open(ctx, cfg.PGURL, cfg.Schema, cfg.PoolSize)
 	if err != nil {
@@ -157,6 +154,28 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		plant(c, deps)
 	}
 	return &builtin{c: c}, closeAll, nil
+}
+
+// redisOptions are the options of the worker's Redis client: one pool per
+// worker process, as a replica of a service keeps, whose goroutines take
+// turns on cfg.RedisPool connections.
+func redisOptions(cfg workerConfig) (*redis.Options, error) {
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	opt.PoolSize = cfg.RedisPool
+	// Waiting for a connection is part of the attempt (of its lock wait,
+	// while it waits for the lock), so it may last as long: a shorter pool
+	// timeout would turn a queue at the pool into errors blamed on Redis.
+	opt.PoolTimeout = max(cfg.LockWait, 5*time.Second)
+	opt.DialTimeout = 5 * time.Second
+	// No maintenance notifications (a Redis Enterprise feature): in their
+	// default auto mode each new connection asks for them, and the first
+	// refusal switches them off in the options every connection shares,
+	// which races when warmRedis opens connections at once.
+	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return opt, nil
 }
 
 // warmRedis opens n connections of rdb's pool at once, pings each and
