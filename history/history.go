@@ -255,6 +255,9 @@ type Env struct {
 	Fsync    string `json:"fsync,omitempty"`
 	Cores    int    `json:"cores"`
 	PoolSize int    `json:"pool_size"` // PostgreSQL connections per worker process
+	// RedisPool is the Redis connections per worker process; zero in
+	// folders written before hammer pooled them (one per contender).
+	RedisPool int `json:"redis_pool,omitempty"`
 	// Target is the target file of a user's service that was raced, and
 	// Replicas how many replicas of it; empty for hammer's own strategies.
 	Target   string `json:"target,omitempty"`

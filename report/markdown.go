@@ -57,16 +57,16 @@ func headline(s Summary) string {
 }
 
 func writeVerdicts(b *strings.Builder, s Summary) {
-	b.WriteString("| run | contenders | sold/seats | oversold | p50 | p99 | sellout | floor | efficiency | start skew | expected | verdict |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	b.WriteString("| run | contenders | sold/seats | oversold | p50 | p99 | sellout | floor | efficiency | start skew | peak in flight | expected | verdict |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, r := range s.Runs {
 		expected := string(r.Expected)
 		if expected == "" {
 			expected = "–"
 		}
-		fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |\n",
 			r.Name, r.Contenders, soldCell(r), oversoldCell(r), fmtMs(r.P50Ms), fmtMs(r.P99Ms),
-			fmtSellout(r.SelloutMs), fmtFloor(r.FloorMs), fmtEff(r.Efficiency), fmtSkew(r), expected, verdictCell(r))
+			fmtSellout(r.SelloutMs), fmtFloor(r.FloorMs), fmtEff(r.Efficiency), fmtSkew(r), r.PeakInFlight, expected, verdictCell(r))
 	}
 	writeFloorNote(b, s)
 	for _, sk := range s.Skipped {
@@ -106,6 +106,9 @@ func writeManifest(b *strings.Builder, s Summary) {
 		row("service", fmt.Sprintf("%s, %s", e.Target, plural(e.Replicas, "replica")))
 	} else if e.PoolSize > 0 {
 		row("PostgreSQL pool", fmt.Sprintf("%d connections per worker process", e.PoolSize))
+	}
+	if e.Target == "" && e.RedisPool > 0 {
+		row("Redis pool", fmt.Sprintf("%d connections per worker process", e.RedisPool))
 	}
 	if e.Cores > 0 {
 		row("host cores", fmt.Sprint(e.Cores))

@@ -21,6 +21,9 @@ type stats struct {
 	// StartSkew is the latest minus the earliest first-attempt start across
 	// all processes: how well the start barrier lined contenders up.
 	StartSkew time.Duration
+	// PeakInFlight is the most attempts that were in flight at once (between
+	// their start and their answer), across all processes.
+	PeakInFlight int
 	// Sellout is the time from the go signal until the seat that sold the
 	// sector out was acknowledged; SoldOut is false if that never happened.
 	Sellout time.Duration
@@ -72,6 +75,7 @@ func measure(run history.Run, attempts []history.Attempt) stats {
 		// Open-model attempts are spread out on purpose: no skew to measure.
 		s.StartSkew = skew(first)
 	}
+	s.PeakInFlight = peakInFlight(attempts)
 	if len(soldAt) >= run.Seats && run.Seats > 0 {
 		slices.Sort(soldAt)
 		s.Sellout, s.SoldOut = time.Duration(soldAt[run.Seats-1]-run.GoAt), true
@@ -99,4 +103,29 @@ func skew(first map[[2]int]int64) time.Duration {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	return time.Duration(hi - lo)
+}
+
+// peakInFlight is the most attempts in flight at once: each from its
+// Invoke to its Complete, an answer at the instant of another's start
+// counted as before it. Attempts without both instants (never reported)
+// are left out: when they ran is not known.
+func peakInFlight(attempts []history.Attempt) int {
+	var starts, ends []int64
+	for _, a := range attempts {
+		if a.Invoke != 0 && a.Complete != 0 {
+			starts, ends = append(starts, a.Invoke), append(ends, a.Complete)
+		}
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	peak, in, e := 0, 0, 0
+	for _, t := range starts {
+		for e < len(ends) && ends[e] <= t {
+			e++
+			in--
+		}
+		in++
+		peak = max(peak, in)
+	}
+	return peak
 }

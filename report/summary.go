@@ -62,6 +62,9 @@ type RunSummary struct {
 	P50Ms        float64               `json:"latency_p50_ms"`
 	P99Ms        float64               `json:"latency_p99_ms"`
 	StartSkewMs  float64               `json:"start_skew_ms"`
+	// PeakInFlight is the most attempts in flight at once, across all
+	// processes: how many contenders the start really had racing together.
+	PeakInFlight int `json:"peak_in_flight"`
 	// ElapsedMs is from the go signal to the last attempt's answer.
 	ElapsedMs float64 `json:"elapsed_ms"`
 	// SelloutMs is null when the sector never sold out.
@@ -131,7 +134,7 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,
 		Violations: rv.Verdict.Violations, Notes: rv.Verdict.Notes, Undetermined: rv.Verdict.Undetermined,
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
-		StartSkewMs: ms(st.StartSkew), ElapsedMs: ms(st.Elapsed),
+		StartSkewMs: ms(st.StartSkew), PeakInFlight: st.PeakInFlight, ElapsedMs: ms(st.Elapsed),
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
 		Floor: physicalFloor(rv.Run, st),
 	}
@@ -183,15 +186,15 @@ func saveSummary(dir string, s Summary) error {
 // violations.txt hold all of them).
 func WriteTable(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tEFF\tSKEW\tEXPECTED\tVERDICT")
+	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tEFF\tSKEW\tPEAK\tEXPECTED\tVERDICT")
 	for _, r := range s.Runs {
 		expected := string(r.Expected)
 		if expected == "" {
 			expected = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
 			r.Name, r.Contenders, soldCell(r), oversoldCell(r),
-			fmtMs(r.P50Ms), fmtMs(r.P99Ms), fmtSellout(r.SelloutMs), fmtEff(r.Efficiency), fmtSkew(r),
+			fmtMs(r.P50Ms), fmtMs(r.P99Ms), fmtSellout(r.SelloutMs), fmtEff(r.Efficiency), fmtSkew(r), r.PeakInFlight,
 			expected, verdictCell(r))
 	}
 	if err := tw.Flush(); err != nil {

@@ -41,6 +41,7 @@ func TestBadInput(t *testing.T) {
 		{name: "zero seats", args: []string{"run", "--mode", "none", "--seats", "0"}, want: "--seats must be at least 1"},
 		{name: "seats past the column type", args: []string{"run", "--mode", "none", "--seats", "2147483648"}, want: "at most 2147483647"},
 		{name: "zero procs", args: []string{"load", "--procs", "0"}, want: "--procs must be at least 1"},
+		{name: "zero redis pool", args: []string{"run", "--mode", "lock-only", "--redis-pool", "0"}, want: "--redis-pool must be at least 1, got 0"},
 		{name: "negative goroutines", args: []string{"run", "--mode", "none", "--goroutines", "-3"}, want: "--goroutines must be at least 1"},
 		{name: "lock TTL under a millisecond", args: []string{"run", "--mode", "lock-only", "--lock-ttl", "1ns"}, want: "--lock-ttl must be at least 1ms"},
 		{name: "zero timeout", args: []string{"run", "--mode", "none", "--timeout", "0s"}, want: "--timeout must be at least 1ms, got 0s"},
@@ -91,7 +92,7 @@ func TestServerLimits(t *testing.T) {
 		if err := redisClient(t, own.RedisURL).ConfigSet(ctx, "maxclients", "60").Err(); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"run", "--mode", "lock-only", "--procs", "2", "--goroutines", "50",
+		args := []string{"run", "--mode", "lock-only", "--procs", "2", "--redis-pool", "40",
 			"--stack", "external", "--redis-url", own.RedisURL, "--pg-url", own.PGURL}
 		failsBeforeAnything(t, own, args, exitUsage, "redis maxclients is 60")
 	})

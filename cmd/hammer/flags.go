@@ -17,6 +17,7 @@ import (
 // raceFlags are the flags shared by run, load and gate.
 type raceFlags struct {
 	procs, goroutines, attempts, seats, pool int
+	redisPool                                int // Redis connections per worker process
 	// lockTTL is the TTL every race uses when --lock-ttl is given; 0
 	// chooses per race (ttlFor).
 	lockTTL time.Duration
@@ -38,14 +39,14 @@ type raceFlags struct {
 // loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
 // 100 seats; faults that expire the lock do it with a 500 ms TTL.
 func loadDefaults() raceFlags {
-	return raceFlags{procs: 4, goroutines: 250, attempts: 1, seats: 100, pool: 16,
+	return raceFlags{procs: 4, goroutines: 250, attempts: 1, seats: 100, pool: 16, redisPool: driver.DefaultRedisPool,
 		faultTTL: 500 * time.Millisecond, lockWait: time.Minute, timeout: 5 * time.Minute}
 }
 
 // gateDefaults size a gate cell to run in about a second: 2 × 50 contenders
 // for 20 seats, with a fault TTL short enough that faults outlive it quickly.
 func gateDefaults() raceFlags {
-	return raceFlags{procs: 2, goroutines: 50, attempts: 1, seats: 20, pool: 8,
+	return raceFlags{procs: 2, goroutines: 50, attempts: 1, seats: 20, pool: 8, redisPool: driver.DefaultRedisPool,
 		faultTTL: 150 * time.Millisecond, lockWait: 5 * time.Second, timeout: time.Minute}
 }
 
@@ -57,6 +58,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.IntVar(&f.attempts, "attempts", d.attempts, "`attempts` per goroutine")
 	fs.IntVar(&f.seats, "seats", d.seats, "`seats` in the sector")
 	fs.IntVar(&f.pool, "pool", d.pool, "PostgreSQL `connections` per worker process")
+	fs.IntVar(&f.redisPool, "redis-pool", d.redisPool, "Redis `connections` per worker process, shared by its goroutines")
 	fs.DurationVar(&f.lockTTL, "lock-ttl", 0, fmt.Sprintf("lock `TTL` of every race (default %s, or %s under a fault that needs the lock to expire)",
 		scenarios.StallProofTTL, d.faultTTL))
 	fs.DurationVar(&f.lockWait, "lock-wait", d.lockWait, "how long a contender waits for the lock before giving up")
@@ -132,7 +134,7 @@ func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
 	sc.NoHint = sc.NoHint || !f.soldOutHint
 	o := driver.Options{
 		Scenario: sc,
-		Procs:    f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool,
+		Procs:    f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool, RedisPool: f.redisPool,
 		LockTTL: f.ttlFor(sc.Fault), PauseFor: f.pauseFor(sc.Fault), LockWait: f.lockWait,
 		Timeout: f.timeout, ReadyTimeout: time.Minute,
 		Rate: f.rate, Duration: f.duration, Seed: f.seed, Keep: f.keep,
@@ -154,7 +156,7 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"procs", f.procs}, {"goroutines", f.goroutines}, {"attempts", f.attempts}, {"seats", f.seats}, {"pool", f.pool}} {
+	}{{"procs", f.procs}, {"goroutines", f.goroutines}, {"attempts", f.attempts}, {"seats", f.seats}, {"pool", f.pool}, {"redis-pool", f.redisPool}} {
 		if c.v <= 0 {
 			return fmt.Errorf("--%s must be at least 1, got %d", c.name, c.v)
 		}

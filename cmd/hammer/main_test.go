@@ -87,8 +87,8 @@ func TestRunVerdicts(t *testing.T) {
 			if string(r.Verdict) != tt.wantStatus || (r.Sold > 100) != tt.oversold || (!tt.oversold && r.Sold != 100) {
 				t.Fatalf("summary: verdict %s, sold %d; want %s, oversold %v", r.Verdict, r.Sold, tt.wantStatus, tt.oversold)
 			}
-			if s.Schema == "" || r.StartSkewMs <= 0 {
-				t.Errorf("summary lacks schema or start skew: %+v", s)
+			if s.Schema == "" || r.StartSkewMs <= 0 || r.PeakInFlight < 1 || r.PeakInFlight > r.Contenders {
+				t.Errorf("summary lacks schema, start skew or a peak in flight within 1..%d: %+v", r.Contenders, s)
 			}
 			if r.CommitLatencyMs == nil || *r.CommitLatencyMs <= 0 || r.FloorMs == nil || r.Efficiency == nil {
 				t.Errorf("summary lacks the physical floor of a run that sold out: commit %v, floor %v, efficiency %v",
@@ -123,7 +123,7 @@ func TestLoad(t *testing.T) {
 			t.Errorf("%s: %s", r.Name, r.ExpectReason)
 		}
 	}
-	for _, col := range []string{"MODE", "SOLD/SEATS", "OVERSOLD", "P99", "SELLOUT", "EFF", "SKEW", "EXPECTED", "VERDICT"} {
+	for _, col := range []string{"MODE", "SOLD/SEATS", "OVERSOLD", "P99", "SELLOUT", "EFF", "SKEW", "PEAK", "EXPECTED", "VERDICT"} {
 		if !strings.Contains(stdout, col) {
 			t.Errorf("verdict table lacks column %s:\n%s", col, stdout)
 		}

@@ -111,7 +111,7 @@ func (t *targetFlags) describe(env *history.Env) {
 	if t.file == nil {
 		return
 	}
-	env.Target, env.Replicas, env.PoolSize = t.path, t.replicas, 0
+	env.Target, env.Replicas, env.PoolSize, env.RedisPool = t.path, t.replicas, 0, 0
 	if t.file.Service == nil {
 		env.Replicas = len(t.file.URLs)
 	}

@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // Contender is how the goroutines of a worker process try to buy a seat.
@@ -23,8 +24,10 @@ import (
 // implementation of the same interface, which a worker binary offers in
 // its Kit: the driver needs no change for it.
 type Contender interface {
-	// Warm readies one goroutine's share of what attempts use (its
-	// connection), before the go signal; an error fails the start-up.
+	// Warm readies what one goroutine alone uses for its attempts (a
+	// connection of its own, if the kind keeps one), before the go signal;
+	// an error fails the start-up. What the goroutines share is readied
+	// by Connect.
 	Warm(ctx context.Context) error
 	// Attempt makes one attempt and records it in a: the instants of its
 	// phases and its outcome. It never fails: an error is an outcome.
@@ -88,38 +91,29 @@ type Plant func(c *strategy.Contender, d strategy.Deps)
 
 // builtin is the built-in strategies as a Contender.
 type builtin struct {
-	c      *strategy.Contender
-	locker *redislock.Locker
+	c *strategy.Contender
 }
 
 var _ Contender = (*builtin)(nil)
 
-// Warm opens the goroutine's Redis connection: each contender holds one,
-// so that waiting for a pooled connection does not blur the lock wait.
-func (b *builtin) Warm(ctx context.Context) error {
-	if err := b.locker.Ping(ctx); err != nil {
-		return fmt.Errorf("redis warm-up: %w", err)
-	}
-	return nil
-}
+// Warm does nothing: the goroutines of a worker share its Redis and
+// PostgreSQL pools, like the requests of one replica, and connectBuiltin
+// opened both before any goroutine started.
+func (b *builtin) Warm(context.Context) error { return nil }
 
 // Attempt makes one attempt in the contender's mode.
 func (b *builtin) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Rand) {
 	b.c.Attempt(ctx, a, rng)
 }
 
-// connectBuiltin opens the worker's Redis client and PostgreSQL pool,
-// warms the pool and wires the built-in contender of the configured mode,
-// broken by plant if one is given.
+// connectBuiltin opens the worker's Redis and PostgreSQL pools, opens
+// every connection of both, and wires the built-in contender of the
+// configured mode, broken by plant if one is given.
 func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *resumes, plant Plant) (Contender, func(), error) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	opt, err := redisOptions(cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("redis url: %w", err)
+		return nil, nil, err
 	}
-	// One connection per contender (two under the duplicate fault):
-	// waiting for a pooled connection would blur the lock-wait measurement.
-	opt.PoolSize = 2*cfg.Goroutines + 2
-	opt.DialTimeout = 5 * time.Second
 	rdb := redis.NewClient(opt)
 	store, err := inventory.Open(ctx, cfg.PGURL, cfg.Schema, cfg.PoolSize)
 	if err != nil {
@@ -127,6 +121,10 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		return nil, nil, err
 	}
 	closeAll := func() { store.Close(); rdb.Close() }
+	if err := warmRedis(ctx, rdb, cfg.RedisPool); err != nil {
+		closeAll()
+		return nil, nil, err
+	}
 	if err := store.Warm(ctx); err != nil {
 		closeAll()
 		return nil, nil, err
@@ -170,5 +168,50 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 	if plant != nil {
 		plant(c, deps)
 	}
-	return &builtin{c: c, locker: inj.locker}, closeAll, nil
+	return &builtin{c: c}, closeAll, nil
+}
+
+// redisOptions are the options of the worker's Redis client: one pool per
+// worker process, as a replica of a service keeps, whose goroutines take
+// turns on cfg.RedisPool connections.
+func redisOptions(cfg workerConfig) (*redis.Options, error) {
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	opt.PoolSize = cfg.RedisPool
+	// Waiting for a connection is part of the attempt (of its lock wait,
+	// while it waits for the lock), so it may last as long: a shorter pool
+	// timeout would turn a queue at the pool into errors blamed on Redis.
+	opt.PoolTimeout = max(cfg.LockWait, 5*time.Second)
+	opt.DialTimeout = 5 * time.Second
+	// No maintenance notifications (a Redis Enterprise feature): in their
+	// default auto mode each new connection asks for them, and the first
+	// refusal switches them off in the options every connection shares,
+	// which races when warmRedis opens connections at once.
+	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return opt, nil
+}
+
+// warmRedis opens n connections of rdb's pool at once, pings each and
+// hands them back idle, so that the race does not pay for connection
+// set-up.
+func warmRedis(ctx context.Context, rdb *redis.Client, n int) error {
+	conns := make([]*redis.Conn, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range conns {
+		conns[i] = rdb.Conn()
+		wg.Go(func() { errs[i] = conns[i].Ping(ctx).Err() })
+	}
+	wg.Wait()
+	for _, c := range conns {
+		_ = c.Close() // hands the connection back to rdb's pool
+	}
+	for _, err := range errs {
+		if err != nil {
+			return fmt.Errorf("redis warm-up: %w", err)
+		}
+	}
+	return nil
 }

@@ -28,10 +28,13 @@ type Options struct {
 	Attempts   int // per goroutine
 	Seats      int
 	PoolSize   int // PostgreSQL connections per worker process
-	RedisURL   string
-	PGURL      string
-	LockTTL    time.Duration
-	LockWait   time.Duration
+	// RedisPool is how many Redis connections each worker process's
+	// goroutines share (default DefaultRedisPool).
+	RedisPool int
+	RedisURL  string
+	PGURL     string
+	LockTTL   time.Duration
+	LockWait  time.Duration
 	// Timeout bounds the race from the go signal to the last record.
 	Timeout time.Duration
 	// ReadyTimeout bounds how long workers may take to connect and warm up.
@@ -89,6 +92,11 @@ type Result struct {
 
 const sectorID = 1
 
+// DefaultRedisPool is the Redis connections a worker process shares among
+// its goroutines unless Options say otherwise: a replica's client pool,
+// not one connection per request.
+const DefaultRedisPool = 16
+
 // defaultReadBackWait is how long the read-back after a race keeps trying
 // while PostgreSQL fails, unless Options say otherwise.
 const defaultReadBackWait = 15 * time.Second
@@ -104,10 +112,14 @@ func (o Options) Contenders() int {
 }
 
 // withDefaults fills in what o leaves at zero: faults last three lock
-// TTLs, the read-back waits defaultReadBackWait.
+// TTLs, the read-back waits defaultReadBackWait, workers share
+// DefaultRedisPool Redis connections.
 func (o Options) withDefaults() Options {
 	if o.PauseFor == 0 {
 		o.PauseFor = 3 * o.LockTTL
+	}
+	if o.RedisPool == 0 {
+		o.RedisPool = DefaultRedisPool
 	}
 	if o.ReadBackWait == 0 {
 		o.ReadBackWait = defaultReadBackWait
@@ -135,7 +147,7 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		Run: o.Scenario.Name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
 		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
 		LockKey: o.Backend.LockKey(prefix), Sector: sectorID,
-		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, Seed: o.Seed,
+		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, RedisPool: o.RedisPool, Seed: o.Seed,
 		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend, SoldOutHint: !o.Scenario.NoHint,
 		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
 		StockKey: stockKey(o.Backend, prefix),

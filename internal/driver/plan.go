@@ -113,7 +113,7 @@ func notRun(o Options, why string) history.Run {
 func describe(ctx context.Context, st *stack.Stack, p Plan) history.Env {
 	env := history.Env{Hammer: "(devel)", Go: runtime.Version(), Cores: runtime.NumCPU()}
 	if len(p.Races) > 0 {
-		env.PoolSize = p.Races[0].PoolSize
+		env.PoolSize, env.RedisPool = p.Races[0].PoolSize, p.Races[0].withDefaults().RedisPool
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		env.Hammer = bi.Main.Version

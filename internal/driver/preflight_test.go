@@ -34,12 +34,16 @@ func TestCheckHost(t *testing.T) {
 // TestConnectionsNeeded counts what a race opens at once.
 func TestConnectionsNeeded(t *testing.T) {
 	o := Options{Scenario: scenarios.Scenario{Mode: scenarios.LockOnly}, Procs: 2, Goroutines: 50, PoolSize: 8}
-	if got, want := redisConns(o), 2*(50+2)+4; got != want {
-		t.Errorf("redisConns = %d, want %d", got, want)
+	if got, want := redisConns(o), 2*DefaultRedisPool+4; got != want {
+		t.Errorf("redisConns with the default pool = %d, want %d", got, want)
 	}
-	o.Scenario.Fault = scenarios.Duplicate
-	if got, want := redisConns(o), 2*(100+2)+4; got != want {
-		t.Errorf("redisConns under duplicate = %d, want %d", got, want)
+	o.RedisPool = 3
+	if got, want := redisConns(o), 2*3+4; got != want {
+		t.Errorf("redisConns with --redis-pool 3 = %d, want %d", got, want)
+	}
+	o.Goroutines, o.Scenario.Fault = 5000, scenarios.Duplicate
+	if got, want := redisConns(o), 2*3+4; got != want {
+		t.Errorf("redisConns of 5000 goroutines sending twice = %d, want %d: they share the pool", got, want)
 	}
 	if got, want := pgConns(o), 2*8+3; got != want {
 		t.Errorf("pgConns = %d, want %d", got, want)

@@ -38,6 +38,7 @@ type workerConfig struct {
 	LockTTL    time.Duration  `json:"lock_ttl"`
 	LockWait   time.Duration  `json:"lock_wait"`
 	PoolSize   int            `json:"pool_size"`
+	RedisPool  int            `json:"redis_pool"`
 	Seed       uint64         `json:"seed"`
 
 	Fault  scenarios.Fault `json:"fault,omitempty"`

@@ -43,13 +43,15 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	defer closeAll()
 
 	ob := &outbox{rep: w, lat: latency.NewSet()}
-	start := make(chan struct{})
+	start := newBarrier(cfg.Goroutines)
 	jobs := make(chan job)
 	done, err := startContenders(ctx, cfg, c, ob, start, jobs)
 	if err != nil {
 		w.send(message{Fatal: err.Error()})
 		return 3
 	}
+	start.hold()
+	defer start.release()
 	w.send(message{Ready: true})
 
 	var sig goSignal
@@ -58,8 +60,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 		return 3
 	}
 	go res.listen(dec)
-	time.Sleep(time.Until(time.Unix(0, sig.At)))
-	close(start)
+	start.openAt(sig.At)
 	if cfg.Rate > 0 {
 		dispatch(ctx, cfg, sig.At, jobs)
 	}
@@ -69,11 +70,11 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	return 0
 }
 
-// startContenders starts the worker's goroutines, each of which opens its
-// Redis connection and then waits for start. It returns once all are warm,
-// or with the first warm-up error.
+// startContenders starts the worker's goroutines, each of which readies
+// what it alone uses (Contender.Warm) and then waits for start. It returns
+// once all are warm, or with the first warm-up error.
 func startContenders(ctx context.Context, cfg workerConfig, c Contender,
-	ob *outbox, start <-chan struct{}, jobs <-chan job) (*sync.WaitGroup, error) {
+	ob *outbox, start *barrier, jobs <-chan job) (*sync.WaitGroup, error) {
 	var warm sync.WaitGroup
 	done := &sync.WaitGroup{}
 	warmErrs := make(chan error, cfg.Goroutines)
@@ -88,11 +89,11 @@ func startContenders(ctx context.Context, cfg workerConfig, c Contender,
 				warmErrs <- err
 				return
 			}
-			<-start
 			if cfg.Rate > 0 {
+				start.wait()
 				serve(ctx, cfg, c, g, jobs, ob)
 			} else {
-				contend(ctx, cfg, c, g, ob)
+				contend(ctx, cfg, c, g, start, ob)
 			}
 		}()
 	}
@@ -106,11 +107,18 @@ func startContenders(ctx context.Context, cfg workerConfig, c Contender,
 }
 
 // contend makes goroutine g's attempts one after the other (the closed
-// model: every contender fires at the go signal).
-func contend(ctx context.Context, cfg workerConfig, c Contender, g int, out *outbox) {
+// model: every contender fires at the go signal). It builds its first
+// request before start is closed, so that what happens after the go
+// signal is the attempt itself.
+func contend(ctx context.Context, cfg workerConfig, c Contender, g int, start *barrier, out *outbox) {
 	rngs := newRNGs(cfg, g)
+	base := newBase(cfg, history.Attempt{Goroutine: g, RequestID: RequestID(cfg.Proc, g, 0)})
+	start.wait()
 	for k := range cfg.Attempts {
-		request(ctx, cfg, c, history.Attempt{Goroutine: g, RequestID: RequestID(cfg.Proc, g, k)}, rngs, out)
+		if k > 0 {
+			base.RequestID = RequestID(cfg.Proc, g, k)
+		}
+		request(ctx, c, base, rngs, out)
 	}
 }
 
@@ -142,15 +150,26 @@ func dispatch(ctx context.Context, cfg workerConfig, goAt int64, jobs chan<- job
 func serve(ctx context.Context, cfg workerConfig, c Contender, g int, jobs <-chan job, out *outbox) {
 	rngs := newRNGs(cfg, g)
 	for j := range jobs {
-		base := history.Attempt{Goroutine: g, RequestID: OpenRequestID(cfg.Proc, j.n), Intended: j.intended}
-		request(ctx, cfg, c, base, rngs, out)
+		base := newBase(cfg, history.Attempt{Goroutine: g, RequestID: OpenRequestID(cfg.Proc, j.n), Intended: j.intended})
+		request(ctx, c, base, rngs, out)
 	}
 }
 
-// request makes one request: one attempt, or under the duplicate fault two
-// at once with the same request id.
-func request(ctx context.Context, cfg workerConfig, c Contender, base history.Attempt, rngs []*rand.Rand, out *outbox) {
-	base.Run, base.Mode, base.Proc = cfg.Run, cfg.Mode, cfg.Proc
+// newBase fills in what every attempt of the worker carries.
+func newBase(cfg workerConfig, a history.Attempt) history.Attempt {
+	a.Run, a.Mode, a.Proc = cfg.Run, cfg.Mode, cfg.Proc
+	return a
+}
+
+// request makes one request: one attempt, in the calling goroutine, or
+// under the duplicate fault two at once with the same request id.
+func request(ctx context.Context, c Contender, base history.Attempt, rngs []*rand.Rand, out *outbox) {
+	if len(rngs) == 1 {
+		a := base
+		c.Attempt(ctx, &a, rngs[0])
+		out.attempt(&a)
+		return
+	}
 	var wg sync.WaitGroup
 	for try := range rngs {
 		wg.Add(1)
