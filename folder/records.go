@@ -53,15 +53,21 @@ func writeRecords[T any](path string, xs []T) (d history.FileDigest, err error) 
 // readRecords reads a file written by writeRecords, hashing the bytes as
 // they are decoded. A file that ends in the middle of a record is not an
 // error: the whole records before it are returned and the cut is reported.
-func readRecords[T any](path string) ([]T, scanned, error) {
+// expect is how many records the manifest says the file holds: room for
+// them is made at once (for no more than the file's size could hold, in
+// case the manifest was changed).
+func readRecords[T any](path string, expect int) ([]T, scanned, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, scanned{}, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil {
+		expect = int(min(int64(expect), st.Size()/minRecordSize))
+	}
 	h := sha256.New()
 	dec := json.NewDecoder(io.TeeReader(f, h))
-	var out []T
+	out := make([]T, 0, max(expect, 0))
 	for {
 		var x T
 		err := dec.Decode(&x)
@@ -76,6 +82,9 @@ func readRecords[T any](path string) ([]T, scanned, error) {
 		out = append(out, x)
 	}
 }
+
+// minRecordSize is fewer bytes than any record line takes.
+const minRecordSize = 16
 
 // writeJSON writes v as indented JSON to path.
 func writeJSON(path string, v any) error {

@@ -129,7 +129,7 @@ func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
 // requests to s. It returns the records, the fault events workers reported
 // and, if the history is incomplete, why.
 func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan history.Outage, goAt int64) ([]history.Attempt, []history.FaultEvent, *latency.Set, []string) {
-	var attempts []history.Attempt
+	attempts := make([]history.Attempt, 0, recordsExpected(o))
 	var events []history.FaultEvent
 	var incomplete []string
 	lat := latency.NewSet()

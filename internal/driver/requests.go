@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
@@ -20,18 +21,31 @@ func requestsPerWorker(o Options) []int {
 	return perWorker
 }
 
+// recordsExpected is how many attempt records the race must leave in all.
+func recordsExpected(o Options) int {
+	n := 0
+	for _, r := range requestsPerWorker(o) {
+		n += r
+	}
+	return n
+}
+
 // fillUnknown adds a record with outcome unknown for every attempt that
 // never reported, so that a lost worker shows up in the history.
 func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt {
-	seen := make(map[string]bool, len(got))
-	for _, a := range got {
-		seen[attemptKey(&a)] = true
+	type copyOf struct {
+		request string
+		try     int
 	}
-	for _, base := range expectedRequests(o) {
+	seen := make(map[copyOf]bool, len(got))
+	for _, a := range got {
+		seen[copyOf{a.RequestID, a.Try}] = true
+	}
+	for base := range expectedRequests(o) {
 		for try := range o.Scenario.Fault.Copies() {
-			a := base
-			a.Run, a.Mode, a.Try, a.Outcome = run, o.Scenario.Mode, try, history.Unknown
-			if !seen[attemptKey(&a)] {
+			if !seen[copyOf{base.RequestID, try}] {
+				a := base
+				a.Run, a.Mode, a.Try, a.Outcome = run, o.Scenario.Mode, try, history.Unknown
 				got = append(got, a)
 			}
 		}
@@ -39,24 +53,28 @@ func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt
 	return got
 }
 
-// expectedRequests lists every request the race should make: per
+// expectedRequests yields every request the race should make: per
 // goroutine in the closed model, per process in the open one.
-func expectedRequests(o Options) []history.Attempt {
-	var out []history.Attempt
-	for p := range o.Procs {
-		if o.Rate > 0 {
-			for n := range openShare(o, p) {
-				out = append(out, history.Attempt{Proc: p, Goroutine: -1, RequestID: OpenRequestID(p, n)})
+func expectedRequests(o Options) iter.Seq[history.Attempt] {
+	return func(yield func(history.Attempt) bool) {
+		for p := range o.Procs {
+			if o.Rate > 0 {
+				for n := range openShare(o, p) {
+					if !yield(history.Attempt{Proc: p, Goroutine: -1, RequestID: OpenRequestID(p, n)}) {
+						return
+					}
+				}
+				continue
 			}
-			continue
-		}
-		for g := range o.Goroutines {
-			for k := range o.Attempts {
-				out = append(out, history.Attempt{Proc: p, Goroutine: g, RequestID: RequestID(p, g, k)})
+			for g := range o.Goroutines {
+				for k := range o.Attempts {
+					if !yield(history.Attempt{Proc: p, Goroutine: g, RequestID: RequestID(p, g, k)}) {
+						return
+					}
+				}
 			}
 		}
 	}
-	return out
 }
 
 // openShare is how many of the open model's requests process p makes: the
