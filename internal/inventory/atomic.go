@@ -30,8 +30,7 @@ func (s *Store) SellAtomic(ctx context.Context, r Request) (res Result, err erro
 	}()
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	b.Queue("UPDATE sectors SET available = available - 1 WHERE id = $1 AND available > 0 RETURNING capacity - available",
-		r.Sector).QueryRow(func(row pgx.Row) error { return row.Scan(&res.Seat) })
+	b.Queue(sqlTakeSeat, r.Sector).QueryRow(func(row pgx.Row) error { return row.Scan(&res.Seat) })
 	switch err := c.SendBatch(ctx, b).Close(); {
 	case errors.Is(err, pgx.ErrNoRows):
 		return res, ErrSoldOut
@@ -42,7 +41,7 @@ func (s *Store) SellAtomic(ctx context.Context, r Request) (res Result, err erro
 		return res, err
 	}
 	b = &pgx.Batch{}
-	b.Queue(insertSaleSQL, r.Sector, res.Seat, r.RequestID, r.Worker, r.StartedAt)
+	b.Queue(sqlInsertSale, r.Sector, res.Seat, r.RequestID, r.Worker, r.StartedAt)
 	b.Queue("COMMIT").Exec(func(ct pgconn.CommandTag) error {
 		if ct.String() != "COMMIT" { // an aborted transaction answers ROLLBACK
 			return fmt.Errorf("commit answered %s", ct)
@@ -51,9 +50,6 @@ func (s *Store) SellAtomic(ctx context.Context, r Request) (res Result, err erro
 	})
 	return res, saleError(c.SendBatch(ctx, b).Close())
 }
-
-// insertSaleSQL inserts one row of the sales ledger.
-const insertSaleSQL = "INSERT INTO sales (sector_id, seat, request_id, worker, started_at) VALUES ($1, $2, $3, $4, $5)"
 
 // saleError is what the insertion of a sale row (and the commit after it)
 // failing with err means: ErrDuplicate for a request id already sold.

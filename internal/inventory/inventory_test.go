@@ -137,6 +137,11 @@ func TestSellUntilSoldOut(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			s, _ := store(t, 3)
+			// The warm-up rehearses a sale on every connection and leaves
+			// nothing of it: the seats still sell from the first.
+			if err := s.Warm(ctx); err != nil {
+				t.Fatalf("Warm: %v", err)
+			}
 			sell := tt.sell(s)
 			for want := 1; want <= 3; want++ {
 				res, err := sell(ctx, request(tt.name+string(rune('a'+want))))
