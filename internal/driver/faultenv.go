@@ -40,7 +40,8 @@ func setUpFaults(ctx context.Context, o Options, cfg *workerConfig) (*faultEnv, 
 func (e *faultEnv) coordinator(o Options, ws *fleet, cfg workerConfig) *fault.Coordinator {
 	return &fault.Coordinator{
 		PauseFor: o.PauseFor, LockTTL: o.LockTTL, LockKey: cfg.LockKey, StockKey: cfg.StockKey, Seats: o.Seats,
-		RedisURL: o.RedisURL, WatchRedisURL: e.servers.WatchRedisURL, Managed: o.Managed, Procs: ws,
+		HolderKey: cfg.FaultKey,
+		RedisURL:  o.RedisURL, WatchRedisURL: e.servers.WatchRedisURL, Managed: o.Managed, Procs: ws,
 	}
 }
 

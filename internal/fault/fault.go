@@ -142,6 +142,9 @@ type Coordinator struct {
 	// (empty otherwise), seeded with Seats.
 	StockKey string
 	Seats    int
+	// HolderKey counts the holders (or sales) as they reach the point
+	// where the fault numbers them (CountsAt).
+	HolderKey string
 	// RedisURL is Redis as the coordinator reaches it; WatchRedisURL as
 	// the workers do (see Servers).
 	RedisURL, WatchRedisURL string
