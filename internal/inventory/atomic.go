@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
+
+// rollbackWait bounds the rollback of a sale that failed inside its
+// transaction.
+const rollbackWait = 5 * time.Second
 
 // SellAtomic decrements the sector's available count only if a seat is
 // left (the conditional UPDATE, backed by CHECK (available >= 0)) and
@@ -25,7 +30,11 @@ func (s *Store) SellAtomic(ctx context.Context, r Request) (res Result, err erro
 	c := conn.Conn()
 	defer func() {
 		if err != nil && c.PgConn().TxStatus() != 'I' {
-			_, _ = c.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+			// A connection that cannot roll back within rollbackWait is
+			// closed by the pool on release instead.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackWait)
+			defer cancel()
+			_, _ = c.Exec(rctx, "ROLLBACK")
 		}
 	}()
 	b := &pgx.Batch{}

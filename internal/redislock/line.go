@@ -2,6 +2,7 @@ package redislock
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -22,6 +23,10 @@ func ReleasedChannel(key string) string { return key + ":released" }
 type line struct {
 	mu      sync.Mutex
 	waiting []*place
+	// failing is when the heads' tries began to fail with errors one
+	// after the other (zero while they do not): a new head inherits it,
+	// so that a line gives up on a dead Redis as soon as one waiter would.
+	failing time.Time
 }
 
 // place is one waiter's spot in a line.
@@ -55,7 +60,12 @@ func (p *place) leave() {
 		if w != p {
 			continue
 		}
-		q.waiting = append(q.waiting[:i:i], q.waiting[i+1:]...)
+		if i == 0 {
+			q.waiting[0] = nil
+			q.waiting = q.waiting[1:]
+		} else {
+			q.waiting = slices.Delete(q.waiting, i, i+1)
+		}
 		if i == 0 && len(q.waiting) > 0 {
 			next := q.waiting[0]
 			close(next.turn)
@@ -67,6 +77,21 @@ func (p *place) leave() {
 		}
 		return
 	}
+}
+
+// tried notes how a head's try ended (err nil: it reached Redis) and
+// returns since when the line's tries have failed with errors, zero when
+// the last one did not.
+func (q *line) tried(err error) time.Time {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case err == nil:
+		q.failing = time.Time{}
+	case q.failing.IsZero():
+		q.failing = time.Now()
+	}
+	return q.failing
 }
 
 // wake tells the head of the line that the lock was released.

@@ -155,14 +155,19 @@ func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng 
 	for {
 		lease, ok, err := try()
 		if ok {
+			if in != nil {
+				in.q.tried(nil)
+			}
 			return lease, nil
 		}
-		switch {
-		case err == nil:
+		if in != nil {
+			failing = in.q.tried(err) // the line's clock: a new head inherits it
+		} else if err == nil {
 			failing = time.Time{}
-		case failing.IsZero():
+		} else if failing.IsZero() {
 			failing = time.Now()
-		case l.backoff.GiveUp > 0 && time.Since(failing) >= l.backoff.GiveUp:
+		}
+		if err != nil && l.backoff.GiveUp > 0 && time.Since(failing) >= l.backoff.GiveUp {
 			return Lease{}, err
 		}
 		if q := l.lines[key]; q != nil && in == nil {

@@ -318,6 +318,10 @@ var _ Lock = (*RedisLock)(nil)
 func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.Context) error) (redislock.Lease, error) {
 	tries := 0
 	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, func() (redislock.Lease, bool, error) {
+		if tries > 0 && l.SoldOut != nil && l.SoldOut.Known() {
+			// Sold out: ctx is about to end the wait; no need to take the lock.
+			return redislock.Lease{}, false, nil
+		}
 		var lease redislock.Lease
 		var ok bool
 		var err error
