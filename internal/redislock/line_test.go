@@ -33,17 +33,11 @@ func listen(t *testing.T, rdb *redis.Client, l *redislock.Locker, key string) {
 	}()
 }
 
-// TestHandoffWakesAWaiterElsewhere: a release announced by one process
-// wakes the waiter of another, which would otherwise not poll again
-// within its lock wait.
-func TestHandoffWakesAWaiterElsewhere(t *testing.T) {
+// handOver takes key with holder, lets waiter wait for it, releases it
+// with holder and fails the test unless waiter got it within its wait.
+func handOver(t *testing.T, holder, waiter *redislock.Locker, key, want string) {
+	t.Helper()
 	ctx := context.Background()
-	rdb, key := client(t)
-	holder := redislock.New(rdb, redislock.DefaultBackoff()).WithHandoff(key)
-	other, _ := client(t)
-	waiter := redislock.New(other, patient).WithHandoff(key)
-	listen(t, other, waiter, key)
-
 	lease, ok, err := holder.TryAcquire(ctx, key, time.Minute)
 	if err != nil || !ok {
 		t.Fatalf("acquire: ok=%v err=%v", ok, err)
@@ -58,58 +52,36 @@ func TestHandoffWakesAWaiterElsewhere(t *testing.T) {
 		t.Fatalf("release: ours=%v err=%v", ours, err)
 	}
 	if err := <-got; err != nil {
-		t.Fatalf("waiter: %v, want the lock handed over on release", err)
+		t.Fatalf("waiter: %v, want %s", err, want)
 	}
+}
+
+// TestHandoffWakesAWaiterElsewhere: a release announced by one process
+// wakes the waiter of another, which would otherwise not poll again
+// within its lock wait.
+func TestHandoffWakesAWaiterElsewhere(t *testing.T) {
+	rdb, key := client(t)
+	other, _ := client(t)
+	waiter := redislock.New(other, patient).WithHandoff(key)
+	listen(t, other, waiter, key)
+	handOver(t, redislock.New(rdb, redislock.DefaultBackoff()).WithHandoff(key), waiter, key, "the lock handed over on release")
 }
 
 // TestHandoffInProcess: a release made by the same Locker wakes its own
 // waiter directly.
 func TestHandoffInProcess(t *testing.T) {
-	ctx := context.Background()
 	rdb, key := client(t)
 	l := redislock.New(rdb, patient).WithHandoff(key)
-	lease, ok, err := l.TryAcquire(ctx, key, time.Minute)
-	if err != nil || !ok {
-		t.Fatalf("acquire: ok=%v err=%v", ok, err)
-	}
-	got := make(chan error, 1)
-	go func() {
-		_, err := l.Acquire(ctx, key, time.Minute, 5*time.Second, nil)
-		got <- err
-	}()
-	time.Sleep(50 * time.Millisecond)
-	if _, err := l.Release(ctx, lease); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-got; err != nil {
-		t.Fatalf("waiter: %v, want the lock handed over on release", err)
-	}
+	handOver(t, l, l, key, "the lock handed over on release")
 }
 
 // TestHandoffUnannouncedReleaseIsPolled: a lock that frees without an
 // announcement (a release by a Locker without handoff, an expiry) is
 // still found by the head of the line's polling.
 func TestHandoffUnannouncedReleaseIsPolled(t *testing.T) {
-	ctx := context.Background()
 	rdb, key := client(t)
-	silent := redislock.New(rdb, redislock.DefaultBackoff())
 	waiter := redislock.New(rdb, redislock.Backoff{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond}).WithHandoff(key)
-	lease, ok, err := silent.TryAcquire(ctx, key, time.Minute)
-	if err != nil || !ok {
-		t.Fatalf("acquire: ok=%v err=%v", ok, err)
-	}
-	got := make(chan error, 1)
-	go func() {
-		_, err := waiter.Acquire(ctx, key, time.Minute, 5*time.Second, nil)
-		got <- err
-	}()
-	time.Sleep(50 * time.Millisecond)
-	if _, err := silent.Release(ctx, lease); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-got; err != nil {
-		t.Fatalf("waiter: %v, want the lock found by polling", err)
-	}
+	handOver(t, redislock.New(rdb, redislock.DefaultBackoff()), waiter, key, "the lock found by polling")
 }
 
 // TestLineOnlyHeadPolls: of the waiters of one process, only the head of

@@ -130,11 +130,6 @@ func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duratio
 	return l.Retry(ctx, key, wait, rng, func() (Lease, bool, error) { return l.TryAcquire(ctx, key, ttl) })
 }
 
-// AcquireFenced is Acquire for a fenced lock.
-func (l *Locker) AcquireFenced(ctx context.Context, key, fenceKey string, ttl, wait time.Duration, rng *rand.Rand) (Lease, error) {
-	return l.Retry(ctx, key, wait, rng, func() (Lease, bool, error) { return l.TryAcquireFenced(ctx, key, fenceKey, ttl) })
-}
-
 // Retry calls try with jittered exponential backoff until it takes the
 // lock on key or wait has passed. Errors count as a failed try (a
 // restarting Redis answers again soon) until every try has failed with one

@@ -322,19 +322,20 @@ func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.
 			// Sold out: ctx is about to end the wait; no need to take the lock.
 			return redislock.Lease{}, false, nil
 		}
-		var lease redislock.Lease
-		var ok bool
-		var err error
-		if l.FenceKey != "" {
-			lease, ok, err = l.Locker.TryAcquireFenced(ctx, l.Key, l.FenceKey, l.TTL)
-		} else {
-			lease, ok, err = l.Locker.TryAcquire(ctx, l.Key, l.TTL)
-		}
+		lease, ok, err := l.try(ctx)
 		if tries++; tries == 1 && !ok && err == nil && l.SoldOut != nil {
 			l.SoldOut.Seen(ctx) // if sold out, ctx ends and so does the wait
 		}
 		return lease, ok, err
 	})
+}
+
+// try makes one attempt at the lock, fenced or not.
+func (l *RedisLock) try(ctx context.Context) (redislock.Lease, bool, error) {
+	if l.FenceKey != "" {
+		return l.Locker.TryAcquireFenced(ctx, l.Key, l.FenceKey, l.TTL)
+	}
+	return l.Locker.TryAcquire(ctx, l.Key, l.TTL)
 }
 
 // Release deletes the lock if it is still ours.
