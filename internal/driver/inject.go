@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -58,6 +59,13 @@ func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter, res *resume
 	inj.hooks = &fault.Worker{
 		PauseFor: cfg.PauseFor, LockTTL: cfg.LockTTL, LockKey: cfg.LockKey,
 		Locker: inj.locker, World: inj.world, Strike: inj.strike, Event: inj.event,
+		Numbered: func(ctx context.Context) (int64, error) {
+			n, err := rdb.Get(ctx, cfg.FaultKey).Int64()
+			if errors.Is(err, redis.Nil) {
+				return 0, nil
+			}
+			return n, err
+		},
 	}
 	return inj, nil
 }
@@ -69,7 +77,7 @@ func (f *injector) At(ctx context.Context, a *history.Attempt, p strategy.Point,
 		return err
 	}
 	return f.fault.At(ctx, f.hooks, fault.Hit{
-		Attempt: a, Point: p, Query: q,
+		Attempt: a, Point: p, Query: q, Number: seq,
 		Struck:      slices.Contains(f.cfg.Schedule, seq),
 		AfterStruck: slices.Contains(f.cfg.Schedule, seq-1),
 	})

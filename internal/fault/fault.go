@@ -118,6 +118,10 @@ type Worker struct {
 	Strike func(ctx context.Context, a *history.Attempt) error
 	// Event records a fault the worker injected itself, from start to now.
 	Event func(a *history.Attempt, start time.Time, detail string)
+	// Numbered says how many holders (across all processes) have been
+	// numbered so far: a holder numbered after Hit.Number took the lock
+	// after the hit's holder.
+	Numbered func(ctx context.Context) (int64, error)
 }
 
 // Hit is a numbered holder at a point of its attempt.
@@ -127,6 +131,8 @@ type Hit struct {
 	// Struck: the holder's number is one the fault was scheduled to
 	// strike; AfterStruck: the number before it was.
 	Struck, AfterStruck bool
+	// Number is the holder's number among all holders of the run.
+	Number int64
 	// Query runs statements in the sale's transaction at MidWrite; nil
 	// elsewhere.
 	Query inventory.Querier

@@ -32,16 +32,19 @@ func (slowRelease) At(ctx context.Context, w *Worker, h Hit) error {
 }
 
 // holdUntilTaken keeps a holder that has written from releasing until its
-// lock expired and another contender took it.
+// lock expired and another contender took it: until a holder numbered
+// after it reached its fault point, which it can only do holding the lock.
+// (Reading the lock's holder instead is not enough: a holder read just
+// after our TTL ran out by our clock can still be us, by Redis's.)
 func holdUntilTaken(ctx context.Context, w *Worker, h Hit) error {
 	start := time.Now()
 	deadline := start.Add(10 * w.LockTTL)
 	for time.Now().Before(deadline) {
-		holder, err := w.Locker.Holder(ctx, w.LockKey)
+		n, err := w.Numbered(ctx)
 		if err != nil {
 			return err
 		}
-		if holder != "" && time.Since(time.Unix(0, h.Attempt.LockAcquired)) > w.LockTTL {
+		if n > h.Number {
 			break
 		}
 		time.Sleep(time.Millisecond)
