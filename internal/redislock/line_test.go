@@ -100,7 +100,7 @@ func TestLineOnlyHeadPolls(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := l.Retry(ctx, key, 300*time.Millisecond, nil, func() (redislock.Lease, bool, error) {
+			_, err := l.Retry(ctx, key, 300*time.Millisecond, nil, nil, func() (redislock.Lease, bool, error) {
 				tries[i]++
 				return l.TryAcquire(ctx, key, time.Minute)
 			})

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"time"
 
@@ -127,7 +128,7 @@ func (l *Locker) TryAcquireFenced(ctx context.Context, key, fenceKey string, ttl
 // the lock, wait has passed (ErrTimeout), or ctx ends. rng supplies the
 // jitter so that a seeded run backs off the same way every time.
 func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duration, rng *rand.Rand) (Lease, error) {
-	return l.Retry(ctx, key, wait, rng, func() (Lease, bool, error) { return l.TryAcquire(ctx, key, ttl) })
+	return l.Retry(ctx, key, wait, rng, &Claim{TTL: ttl}, func() (Lease, bool, error) { return l.TryAcquire(ctx, key, ttl) })
 }
 
 // Retry calls try with jittered exponential backoff until it takes the
@@ -136,22 +137,28 @@ func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duratio
 // for Backoff.GiveUp; then, or if the last try failed with an error, that
 // error is returned instead of ErrTimeout. With handoff for key, a waiter
 // whose first try failed waits in line: only the head tries again, at
-// once when a release is announced, else after its backoff.
-func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng *rand.Rand, try func() (Lease, bool, error)) (Lease, error) {
+// once when a release is announced, else after its backoff. If claim is
+// not nil, try is that acquisition, and a holder of this process releasing
+// the lock may take it for the head of the line with claim (see Claim).
+func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng *rand.Rand, claim *Claim, try func() (Lease, bool, error)) (Lease, error) {
 	deadline := time.Now().Add(wait)
 	sleep := l.backoff.Min
 	var failing time.Time // when the current run of errors began
 	var in *place         // our place in line, once we joined it
 	defer func() {
-		if in != nil {
-			in.leave()
+		if in == nil {
+			return
+		}
+		if unused, ok := in.leave(); ok {
+			// Taken for us as we gave up (or took it ourselves after it expired).
+			_, _ = l.Release(context.WithoutCancel(ctx), unused)
 		}
 	}()
 	for {
 		lease, ok, err := try()
 		if ok {
 			if in != nil {
-				in.q.tried(nil)
+				in.q.took()
 			}
 			return lease, nil
 		}
@@ -166,7 +173,7 @@ func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng 
 			return Lease{}, err
 		}
 		if q := l.lines[key]; q != nil && in == nil {
-			in = q.join()
+			in = q.join(claim)
 			if werr := in.await(ctx, deadline); werr != nil {
 				return Lease{}, cmpErr(werr, err)
 			}
@@ -175,8 +182,8 @@ func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng 
 		if left <= 0 {
 			return Lease{}, cmpErr(ErrTimeout, err)
 		}
-		if werr := l.pause(ctx, min(jitter(sleep, rng), left), in); werr != nil {
-			return Lease{}, werr
+		if handed, werr := l.pause(ctx, min(jitter(sleep, rng), left), in); werr != nil || handed.Token != "" {
+			return handed, werr
 		}
 		sleep = min(sleep*2, l.backoff.Max)
 	}
@@ -191,22 +198,25 @@ func cmpErr(waitErr, tryErr error) error {
 	return waitErr
 }
 
-// pause waits d, or less if in is woken by a release; it returns ctx's
-// error if ctx ends first.
-func (l *Locker) pause(ctx context.Context, d time.Duration, in *place) error {
+// pause waits d, or less if in is woken by a release, or handed the lock
+// (which it returns); it returns ctx's error if ctx ends first.
+func (l *Locker) pause(ctx context.Context, d time.Duration, in *place) (Lease, error) {
 	var kick chan struct{}
+	var handed chan Lease
 	if in != nil {
-		kick = in.kick
+		kick, handed = in.kick, in.handed
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return Lease{}, ctx.Err()
 	case <-t.C:
 	case <-kick:
+	case lease := <-handed:
+		return lease, nil
 	}
-	return nil
+	return Lease{}, nil
 }
 
 // Extend resets the lease's TTL if the lock is still ours; false means it
@@ -231,8 +241,9 @@ func (l *Locker) Holder(ctx context.Context, key string) (string, error) {
 // Release deletes the lock only if it still holds the lease's token. It
 // reports whether the key was ours; false means the lock had expired and
 // may have been taken by someone else meanwhile. With handoff for the key,
-// the release is announced in the same round trip and wakes this process's
-// waiters directly.
+// the release also passes the lock on in the same round trip: to the head
+// of this process's line, taken for it with its Claim, or else announced
+// to every process's waiters.
 func (l *Locker) Release(ctx context.Context, lease Lease) (bool, error) {
 	q := l.lines[lease.Key]
 	if q == nil {
@@ -241,6 +252,9 @@ func (l *Locker) Release(ctx context.Context, lease Lease) (bool, error) {
 			return false, fmt.Errorf("release %s: %w", lease.Key, err)
 		}
 		return n == 1, nil
+	}
+	if head := q.next(); head != nil {
+		return l.releaseAndPass(ctx, q, head, lease)
 	}
 	defer q.wake()
 	n, err := l.releaseAndAnnounce(ctx, lease)
@@ -267,6 +281,58 @@ func (l *Locker) releaseAndAnnounce(ctx context.Context, lease Lease) (int64, er
 		return nil
 	})
 	return del.Int64()
+}
+
+// releaseAndPass runs the release script and, right behind it in the same
+// round trip, head's own acquisition: Redis runs the two back to back, so
+// the lock is free for no more than that. Both scripts go as EVAL (not
+// EVALSHA), so that a Redis that restarted and lost its script cache
+// cannot leave the release undone while the acquisition ran. If the
+// acquisition fails (the lock was not ours and is held) head is woken and
+// polls; if head gave up meanwhile, the lock taken for it is released.
+func (l *Locker) releaseAndPass(ctx context.Context, q *line, head *place, lease Lease) (bool, error) {
+	next, err := newToken()
+	if err != nil {
+		return false, err
+	}
+	var del, take *redis.Cmd
+	var set *redis.StatusCmd
+	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		del = p.Eval(ctx, fixtures.ReleaseScript(), []string{lease.Key}, lease.Token)
+		if head.claim.FenceKey != "" {
+			take = p.Eval(ctx, fixtures.AcquireFencedScript(), []string{lease.Key, head.claim.FenceKey}, next, head.claim.TTL.Milliseconds())
+		} else {
+			set = p.SetArgs(ctx, lease.Key, next, redis.SetArgs{Mode: "NX", TTL: head.claim.TTL})
+		}
+		return nil
+	})
+	n, err := del.Int64()
+	if err != nil {
+		q.wake()
+		return false, fmt.Errorf("release %s: %w", lease.Key, err)
+	}
+	passed := Lease{Key: lease.Key, Token: next}
+	var perr error
+	if take != nil {
+		passed.Fence, perr = take.Int64()
+		if perr == nil && passed.Fence == 0 {
+			perr = redis.Nil
+		}
+	} else {
+		perr = set.Err()
+	}
+	switch {
+	case perr != nil:
+		q.wake() // not taken for head (held by another, or failed): it polls
+	case !q.hand(head, passed):
+		_, _ = l.Release(ctx, passed) // head left: the lock goes on from here
+	default:
+		// Let the new holder run now, on this thread, rather than after
+		// whatever the releasing goroutine does next, or on another
+		// thread woken for it.
+		runtime.Gosched()
+	}
+	return n == 1, nil
 }
 
 // jitter returns a duration in [d/2, d], so waiters that collided once spread out.

@@ -317,7 +317,8 @@ var _ Lock = (*RedisLock)(nil)
 // Acquire takes the lock, retrying for up to Wait.
 func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.Context) error) (redislock.Lease, error) {
 	tries := 0
-	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, func() (redislock.Lease, bool, error) {
+	claim := &redislock.Claim{TTL: l.TTL, FenceKey: l.FenceKey}
+	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, claim, func() (redislock.Lease, bool, error) {
 		if tries > 0 && l.SoldOut != nil && l.SoldOut.Known() {
 			// Sold out: ctx is about to end the wait; no need to take the lock.
 			return redislock.Lease{}, false, nil

@@ -1,0 +1,120 @@
+package redislock_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/redislock"
+)
+
+// waitInLine starts a waiter for key on l that tries once (counted in
+// tries) and then waits in line with claim; its lease arrives on the
+// returned channel.
+func waitInLine(t *testing.T, l *redislock.Locker, key string, claim *redislock.Claim, tries *int) <-chan redislock.Lease {
+	t.Helper()
+	got := make(chan redislock.Lease, 1)
+	go func() {
+		ctx := context.Background()
+		lease, err := l.Retry(ctx, key, 5*time.Second, nil, claim, func() (redislock.Lease, bool, error) {
+			*tries++
+			if claim.FenceKey != "" {
+				return l.TryAcquireFenced(ctx, key, claim.FenceKey, claim.TTL)
+			}
+			return l.TryAcquire(ctx, key, claim.TTL)
+		})
+		if err != nil {
+			t.Errorf("waiter: %v", err)
+		}
+		got <- lease
+	}()
+	time.Sleep(50 * time.Millisecond) // the waiter tried once and waits
+	return got
+}
+
+// TestReleasePassesTheLock: a release in the process of a waiter with a
+// Claim takes the lock for it in the release's round trip. The waiter
+// never polls again, it holds the key with a token of its own, and a
+// fenced lock's pass hands out the next fencing token.
+func TestReleasePassesTheLock(t *testing.T) {
+	for _, fenced := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "fenced"}[fenced], func(t *testing.T) { passes(t, fenced) })
+	}
+}
+
+// passes takes a lock, lets a waiter queue with a Claim and releases it.
+func passes(t *testing.T, fenced bool) {
+	t.Helper()
+	ctx := context.Background()
+	rdb, key := client(t)
+	claim := &redislock.Claim{TTL: time.Minute}
+	if fenced {
+		claim.FenceKey = key + ":fence"
+		t.Cleanup(func() { rdb.Del(context.Background(), claim.FenceKey) })
+	}
+	l := redislock.New(rdb, patient).WithHandoff(key)
+	acquire := func() (redislock.Lease, bool, error) { return l.TryAcquire(ctx, key, time.Minute) }
+	if fenced {
+		acquire = func() (redislock.Lease, bool, error) {
+			return l.TryAcquireFenced(ctx, key, claim.FenceKey, time.Minute)
+		}
+	}
+	holder, ok, err := acquire()
+	if err != nil || !ok {
+		t.Fatalf("acquire: ok=%v err=%v", ok, err)
+	}
+	tries := 0
+	got := waitInLine(t, l, key, claim, &tries)
+	if ours, err := l.Release(ctx, holder); err != nil || !ours {
+		t.Fatalf("release: ours=%v err=%v", ours, err)
+	}
+	lease := <-got
+	if tries != 1 {
+		t.Errorf("fenced=%v: the waiter tried %d times, want 1 (the lock passed to it)", fenced, tries)
+	}
+	if v, err := rdb.Get(ctx, key).Result(); err != nil || v != lease.Token || v == holder.Token {
+		t.Errorf("fenced=%v: key holds %q (err %v), want the waiter's own token %q", fenced, v, err, lease.Token)
+	}
+	if fenced && lease.Fence != holder.Fence+1 {
+		t.Errorf("fencing token %d after %d, want the next one", lease.Fence, holder.Fence)
+	}
+}
+
+// TestPassesAreBounded: after eight passes in a row inside one process the
+// lock is released for everyone and announced, so the other processes'
+// waiters are not starved by a long line.
+func TestPassesAreBounded(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	ps := rdb.Subscribe(ctx, redislock.ReleasedChannel(key))
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l := redislock.New(rdb, patient).WithHandoff(key)
+	lease, ok, err := l.TryAcquire(ctx, key, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("acquire: ok=%v err=%v", ok, err)
+	}
+	claim := &redislock.Claim{TTL: time.Minute}
+	for pass := 1; pass <= 9; pass++ {
+		tries := 0
+		got := waitInLine(t, l, key, claim, &tries)
+		if _, err := l.Release(ctx, lease); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-ps.Channel():
+			if pass <= 8 {
+				t.Fatalf("release %d was announced (%v), want it passed in the process", pass, m)
+			}
+			return
+		case lease = <-got:
+			if pass == 9 {
+				t.Fatalf("release 9 passed the lock again, want it released for everyone")
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("release %d: neither passed nor announced", pass)
+		}
+	}
+}
