@@ -1,0 +1,195 @@
+package linearize
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// kind is what an operation of the model does.
+type kind int
+
+const (
+	// buy is one attempt: a request asking for a seat.
+	buy kind = iota
+	// soldOutRead is the earliest "sold out" answer, read as "this seat
+	// is taken": one copy of it in every seat's partition.
+	soldOutRead
+	// ledgerRead is the sale ledger read back after the race: who holds
+	// one seat.
+	ledgerRead
+)
+
+// call is what an operation asked.
+type call struct {
+	Kind kind
+	// Request is the request id of a buy or of the sold-out answer.
+	Request string
+	// Seat is the seat a read reads.
+	Seat int
+}
+
+// answer is what an operation was told, or for a read what it found.
+type answer struct {
+	Outcome history.Outcome
+	// Seat is the seat a buy was told it got or, for an attempt without a
+	// known outcome (or told it got a seat without saying which), the seat
+	// the ledger holds for its request; 0 for none.
+	Seat int
+	// FromLedger tells that Seat was taken from the ledger, not from the
+	// answer.
+	FromLedger bool
+	// Holders are the requests the ledger holds a seat for, in ledger
+	// order (ledgerRead).
+	Holders []string
+}
+
+// noSeat is the partition key of the buys that take no seat.
+const noSeat = -1 << 62
+
+// key is the partition an operation belongs to: its seat, or noSeat.
+func key(c call, a answer) int {
+	switch {
+	case c.Kind != buy:
+		return c.Seat
+	case a.Outcome == history.Sold, a.Outcome.Indeterminate() && a.Seat != 0:
+		return a.Seat
+	}
+	return noSeat
+}
+
+// free is the state of a seat nobody holds; any other state is the
+// request id holding it.
+const free = ""
+
+// step is the sequential specification of one seat of a sector of seats
+// seats: the states seat may be in after the operation, none when the
+// operation cannot happen in state holder. Seats are numbered 1..seats,
+// taken at most once and never given back.
+func step(seats int, holder string, c call, a answer) []any {
+	keep := []any{holder}
+	switch c.Kind {
+	case soldOutRead:
+		if holder == free {
+			return nil // sold out while this seat was free
+		}
+		return keep
+	case ledgerRead:
+		switch {
+		case len(a.Holders) == 0 && holder == free, len(a.Holders) == 1 && a.Holders[0] == holder:
+			return keep
+		}
+		return nil
+	}
+	exists := a.Seat >= 1 && a.Seat <= seats
+	switch {
+	case a.Outcome == history.Sold:
+		// A request told again the seat it already holds (a retried
+		// copy answered by an idempotent service) takes nothing new.
+		if exists && (holder == free || holder == c.Request) {
+			return []any{c.Request}
+		}
+		return nil
+	case a.Outcome.Indeterminate() && exists && holder == free:
+		// It may or may not have happened.
+		return []any{free, c.Request}
+	}
+	return keep // no seat taken: sold out, refused, or did not happen
+}
+
+// newModel is the model of a sector of seats seats; partitioned splits a
+// history into one partition per seat (and chunks of the buys that take
+// no seat), which porcupine checks each on its own.
+func newModel(seats int, partitioned bool) porcupine.Model {
+	nm := porcupine.NondeterministicModel{
+		Init: func() []any { return []any{free} },
+		Step: func(state, in, out any) []any {
+			return step(seats, state.(string), in.(call), out.(answer))
+		},
+		Hash: func(state any) uint64 {
+			h := fnv.New64a()
+			_, _ = h.Write([]byte(state.(string)))
+			return h.Sum64()
+		},
+		DescribeOperation: func(in, out any) string { return describe(in.(call), out.(answer)) },
+		DescribeState: func(state any) string {
+			if state.(string) == free {
+				return "free"
+			}
+			return "held by " + state.(string)
+		},
+		DescribeOperationMetadata: func(m any) string {
+			if m == nil {
+				return ""
+			}
+			return m.(string)
+		},
+	}
+	if partitioned {
+		nm.Partition = partition
+	}
+	return nm.ToModel()
+}
+
+// describe renders one operation for the visualization.
+func describe(c call, a answer) string {
+	switch c.Kind {
+	case soldOutRead:
+		return fmt.Sprintf("%s: sold out, so seat %d is taken", c.Request, c.Seat)
+	case ledgerRead:
+		if len(a.Holders) == 0 {
+			return fmt.Sprintf("ledger: seat %d free", c.Seat)
+		}
+		return fmt.Sprintf("ledger: seat %d held by %s", c.Seat, andList(capped(a.Holders)))
+	}
+	switch {
+	case a.Outcome == history.Sold && a.FromLedger:
+		return fmt.Sprintf("%s: sold (seat %d, from the ledger)", c.Request, a.Seat)
+	case a.Outcome == history.Sold:
+		return fmt.Sprintf("%s: sold seat %d", c.Request, a.Seat)
+	case a.Outcome.Indeterminate() && a.Seat != 0:
+		return fmt.Sprintf("%s: %s, may have taken seat %d", c.Request, a.Outcome, a.Seat)
+	case a.Outcome.Indeterminate():
+		return fmt.Sprintf("%s: %s, took no seat (none in the ledger)", c.Request, a.Outcome)
+	}
+	return fmt.Sprintf("%s: %s", c.Request, a.Outcome)
+}
+
+// partition splits a history into one partition per seat, in seat order,
+// then the buys that take no seat in chunks of noSeatChunk: those change
+// no state, so any split of them is as good, and small ones keep
+// porcupine's per-partition memory small.
+func partition(ops []porcupine.Operation) [][]porcupine.Operation {
+	bySeat := map[int][]porcupine.Operation{}
+	var seats []int
+	var rest []porcupine.Operation
+	for _, op := range ops {
+		k := key(op.Input.(call), op.Output.(answer))
+		if k == noSeat {
+			rest = append(rest, op)
+			continue
+		}
+		if _, ok := bySeat[k]; !ok {
+			seats = append(seats, k)
+		}
+		bySeat[k] = append(bySeat[k], op)
+	}
+	slices.Sort(seats)
+	out := make([][]porcupine.Operation, 0, len(seats)+len(rest)/noSeatChunk+1)
+	for _, s := range seats {
+		out = append(out, bySeat[s])
+	}
+	for len(rest) > 0 {
+		n := min(noSeatChunk, len(rest))
+		out = append(out, rest[:n])
+		rest = rest[n:]
+	}
+	return out
+}
+
+// noSeatChunk is how many seatless buys one partition holds.
+const noSeatChunk = 256

@@ -1,0 +1,128 @@
+package linearize
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/hammer-load/hammer/history"
+)
+
+// visual is what porcupine needs to draw a checked history.
+type visual struct {
+	model   porcupine.Model
+	info    porcupine.LinearizationInfo
+	run     string
+	verdict string
+	illegal bool
+}
+
+// ErrNoVisualization is returned by Visualize for a run that was never
+// checked (its ledger was not read), which porcupine has nothing to draw of.
+var ErrNoVisualization = errors.New("no history was checked, so there is nothing to draw")
+
+// CanVisualize reports whether Visualize has a history to draw.
+func (r Result) CanVisualize() bool { return r.vis != nil }
+
+// Visualize writes porcupine's interactive visualization of the checked
+// history as one HTML page: a row per contender (attempts that never
+// overlap share one), each seat's linearization, and annotations for the
+// injected faults, the servers' outages and the lock's holders. A page of
+// an illegal history opens at its first illegal point: the longest prefix
+// of that seat's history porcupine could linearize and the operation that
+// cannot follow it (porcupine's own "jump to first error", clicked when
+// the page loads).
+func (r Result) Visualize(w io.Writer) error {
+	if r.vis == nil {
+		return ErrNoVisualization
+	}
+	var b bytes.Buffer
+	if err := porcupine.Visualize(r.vis.model, r.vis.info, &b); err != nil {
+		return fmt.Errorf("visualize: %w", err)
+	}
+	page := b.String()
+	title := fmt.Sprintf("porcupine: %s", r.vis.run)
+	page = strings.Replace(page, "<title>Porcupine</title>", "<title>"+html.EscapeString(title)+"</title>", 1)
+	banner := fmt.Sprintf(`<p style="margin: 50px 8px 0">run <b>%s</b> — porcupine says <b>%s</b></p>`,
+		html.EscapeString(r.vis.run), html.EscapeString(r.vis.verdict))
+	page = strings.Replace(page, "<body>", "<body>\n    "+banner, 1)
+	if r.vis.illegal {
+		page = strings.Replace(page, "</body>", jumpOnLoad+"\n  </body>", 1)
+	}
+	_, err := io.WriteString(w, page)
+	return err
+}
+
+// jumpOnLoad clicks porcupine's "jump to first error" once the page has
+// drawn the history.
+const jumpOnLoad = `<script>
+      window.addEventListener('load', () => {
+        const jump = document.querySelector('#jump-link')
+        if (jump && !jump.classList.contains('inactive')) jump.dispatchEvent(new MouseEvent('click'))
+      })
+    </script>`
+
+// annotations are the visualization's rows beside the contenders: the
+// injected faults, the servers' outages and the lock's holders, one row
+// each.
+func annotations(h History, t timeline) []porcupine.Annotation {
+	var out []porcupine.Annotation
+	for _, f := range h.Faults {
+		a := porcupine.Annotation{Tag: "fault", Start: f.Start, End: max(f.End, f.Start),
+			Description: string(f.Fault), Details: f.Detail, BackgroundColor: "#f6c9a6"}
+		if f.Failed != "" {
+			a.Description += " (failed)"
+			a.Details += "; failed: " + f.Failed
+		}
+		out = append(out, a)
+	}
+	for _, o := range h.Outages {
+		end := o.To
+		if end == 0 {
+			end = t.end
+		}
+		a := porcupine.Annotation{Tag: "outage", Start: o.From, End: max(end, o.From),
+			Description: o.Server + " down", Details: o.Err, BackgroundColor: "#f3a6a6"}
+		if o.Restarted {
+			a.Description = o.Server + " restarted"
+		}
+		out = append(out, a)
+	}
+	for _, a := range h.Attempts {
+		if a.LockAcquired == 0 {
+			continue
+		}
+		out = append(out, holder(a, t))
+	}
+	return out
+}
+
+// holder is the annotation of one lock holder: from taking the lock to
+// its release (or, without one, the end of its work).
+func holder(a history.Attempt, t timeline) porcupine.Annotation {
+	end := a.LockAcquired
+	for _, at := range []int64{a.LockReleased, a.LockReleasing, a.DBEnd, a.Complete} {
+		if at != 0 {
+			end = at
+			break
+		}
+	}
+	desc := a.RequestID
+	if a.Token != 0 {
+		desc += fmt.Sprintf(" (token %d)", a.Token)
+	}
+	details := fmt.Sprintf("%s held the lock from %s to %s", a.RequestID,
+		history.Offset(t.start, a.LockAcquired), history.Offset(t.start, end))
+	color := "#c9dcf6"
+	if a.LockLost {
+		details += "; its release found the lock no longer its own"
+		color = "#f3a6a6"
+	}
+	return porcupine.Annotation{Tag: "lock", Start: a.LockAcquired, End: max(end, a.LockAcquired),
+		Description: desc, Details: details, BackgroundColor: color}
+}
