@@ -5,6 +5,7 @@ import (
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/linearize"
 )
 
 // RunVerdict is the verdict of one run of a results folder and whether it
@@ -14,19 +15,23 @@ type RunVerdict struct {
 	Verdict      Verdict     `json:"verdict"`
 	ExpectOK     bool        `json:"expect_ok"`
 	ExpectReason string      `json:"expect_reason"`
+	// Linearization is porcupine's check of the run, which can draw its
+	// history.
+	Linearization linearize.Result `json:"-"`
 }
 
 // Runs verifies the runs of a results folder, in the order given, each
 // with its records and the integrity problems of the files they were read
-// from.
+// from, twice: with hammer's checks and with porcupine (CheckTwice, each
+// run's check bounded by linearize.DefaultTimeout).
 func Runs(runs []folder.Run) []RunVerdict {
 	out := make([]RunVerdict, 0, len(runs))
 	for _, run := range runs {
 		in := RunInput(run.Run, run.Records)
 		in.Integrity = run.Integrity
-		v := Check(in)
+		v, lin := CheckTwice(in, linearize.DefaultTimeout)
 		ok, reason := Expect(v, run.Expected)
-		out = append(out, RunVerdict{Run: run.Run, Verdict: v, ExpectOK: ok, ExpectReason: reason})
+		out = append(out, RunVerdict{Run: run.Run, Verdict: v, ExpectOK: ok, ExpectReason: reason, Linearization: lin})
 	}
 	return out
 }

@@ -28,7 +28,9 @@ const (
 	Invalid Status = "invalid"
 	// Unknown: no check failed on records that are as the run wrote them,
 	// but the evidence was not complete (or not intact) enough to call the
-	// run valid.
+	// run valid; or hammer's checks and porcupine's disagree on whether a
+	// seat was sold wrongly (CheckTwice), when the violations found stay
+	// listed.
 	Unknown Status = "unknown"
 )
 
@@ -132,6 +134,9 @@ type Verdict struct {
 	// Undetermined says why the verdict is unknown; empty unless Status is
 	// Unknown.
 	Undetermined []string `json:"undetermined,omitempty"`
+	// Checkers holds what each checker said when the run was checked
+	// twice (CheckTwice); nil after Check alone.
+	Checkers *Checkers `json:"checkers,omitempty"`
 }
 
 // Check verifies one run. A violation stands only on evidence that is as

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/linearize"
 )
 
 func TestCheck(t *testing.T) {
@@ -373,6 +374,13 @@ func TestCheck(t *testing.T) {
 				t.Errorf("Check().Undetermined = %q on a %s verdict, want none", got.Undetermined, got.Status)
 			}
 			golden(t, tt.name, got)
+			// Porcupine must agree on every hand-made history it can judge.
+			twice, _ := CheckTwice(tt.in, linearize.DefaultTimeout)
+			if c := twice.Checkers; c.Agreement == Disagree {
+				t.Errorf("the checkers disagree: %s", c.Why)
+			} else {
+				t.Logf("porcupine %s, %s %s", c.Porcupine, c.Agreement, c.Why)
+			}
 		})
 	}
 }
