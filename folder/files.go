@@ -39,6 +39,14 @@ const (
 	hgrmDir        = "hgrm"
 )
 
+// porcupineDir holds porcupine's visualization of each run's history.
+const porcupineDir = "porcupine"
+
+// PorcupineFile is the path, within a results folder and with forward
+// slashes, of the HTML page in which porcupine draws a run's history and
+// its linearization.
+func PorcupineFile(run string) string { return path.Join(porcupineDir, fileName(run)+".html") }
+
 // recordFiles lists the record files in the order Save writes them;
 // manifest.json records a history.FileDigest for each.
 func recordFiles() []string { return []string{HistoryFile, LedgerFile, SectorsFile, FaultsFile} }
@@ -103,7 +111,7 @@ func fileName(run string) string {
 // one pattern: what results/README.md describes.
 func files() []string {
 	out := append(recordFiles(), ManifestFile, histogramsFile, hgrmFile("<run>", "<phase>"),
-		SummaryFile, ViolationsFile, ReportFile, JUnitFile)
+		SummaryFile, ViolationsFile, ReportFile, JUnitFile, PorcupineFile("<run>"))
 	for _, c := range Charts() {
 		out = append(out, c.Files()...)
 	}

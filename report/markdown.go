@@ -14,9 +14,10 @@ import (
 )
 
 // writeMarkdown writes report.md: the verdict first, then how the run was
-// made, the latency percentiles, the outcomes, what went wrong and the
-// charts. It reads well as a CI job summary.
-func writeMarkdown(w io.Writer, s Summary, charts []folder.Chart) error {
+// made, the latency percentiles, the outcomes, what went wrong, what each
+// checker said (with a link to porcupine's drawing of each run in pages,
+// by run) and the charts. It reads well as a CI job summary.
+func writeMarkdown(w io.Writer, s Summary, charts []folder.Chart, pages map[string]string) error {
 	var b strings.Builder
 	title := "hammer"
 	if s.Command != "" {
@@ -29,6 +30,7 @@ func writeMarkdown(w io.Writer, s Summary, charts []folder.Chart) error {
 	writeLatency(&b, s)
 	writeOutcomes(&b, s)
 	writeProblems(&b, s)
+	writeCheckers(&b, s, pages)
 	if len(charts) > 0 {
 		b.WriteString("## Charts\n\n")
 		for _, c := range charts {

@@ -10,6 +10,7 @@ import (
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/latency"
+	"github.com/hammer-load/hammer/linearize"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
@@ -73,7 +74,12 @@ func sample(fast bool) Summary {
 func TestMarkdownGolden(t *testing.T) {
 	var b strings.Builder
 	charts := folder.Charts()[:1]
-	if err := writeMarkdown(&b, sample(true), charts); err != nil {
+	s := sample(true)
+	s.Runs[0].Checkers = &verify.Checkers{Hammer: verify.Invalid, Porcupine: linearize.Illegal, PorcupineMs: 4.2, Agreement: verify.Agree}
+	s.Runs[1].Checkers = &verify.Checkers{Hammer: verify.Valid, Porcupine: linearize.NotChecked, PorcupineMs: 10000,
+		Agreement: verify.NotCompared, Why: "porcupine did not check the run: porcupine did not finish within 10s"}
+	pages := map[string]string{"none": folder.PorcupineFile("none")}
+	if err := writeMarkdown(&b, s, charts, pages); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.md.golden", b.String())

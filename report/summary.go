@@ -15,6 +15,7 @@ import (
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/latency"
+	"github.com/hammer-load/hammer/linearize"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
@@ -83,6 +84,12 @@ type RunSummary struct {
 	Latency []latency.Summary `json:"latency"`
 	// WinsByProcess counts the sales of each worker process.
 	WinsByProcess map[string]int `json:"wins_by_process"`
+	// Checkers is what hammer's checks and porcupine each said of the run
+	// and whether they agree; absent for a summary of runs checked once.
+	Checkers *verify.Checkers `json:"checkers,omitempty"`
+	// linearization is porcupine's check of the run, which Write draws;
+	// nil in a summary read back from summary.json.
+	linearization *linearize.Result
 }
 
 // Slack summarises lock slack in milliseconds. Small slack is the risk, so
@@ -136,7 +143,10 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
 		StartSkewMs: ms(st.StartSkew), PeakInFlight: st.PeakInFlight, ElapsedMs: ms(st.Elapsed),
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
-		Floor: physicalFloor(rv.Run, st),
+		Floor: physicalFloor(rv.Run, st), Checkers: rv.Verdict.Checkers,
+	}
+	if rv.Linearization.CanVisualize() {
+		rs.linearization = &rv.Linearization
 	}
 	if rv.Run.Rate > 0 {
 		rs.Model = "open"

@@ -21,8 +21,8 @@ type Outputs struct {
 }
 
 // Write renders the summary s of the results folder f into dir:
-// summary.json, violations.txt, the charts, report.md and junit.xml, as o
-// says.
+// summary.json, violations.txt, the charts, porcupine's drawing of each
+// run it checked, report.md and junit.xml, as o says.
 func Write(dir string, f *folder.Folder, s Summary, o Outputs) error {
 	if err := saveSummary(dir, s); err != nil {
 		return err
@@ -40,7 +40,11 @@ func Write(dir string, f *folder.Folder, s Summary, o Outputs) error {
 			charts = append(charts, c)
 		}
 	}
-	if err := writeFile(filepath.Join(dir, folder.ReportFile), func(b *strings.Builder) error { return writeMarkdown(b, s, charts) }); err != nil {
+	pages, err := writeHistories(dir, s)
+	if err != nil {
+		return fmt.Errorf("porcupine's drawings: %w", err)
+	}
+	if err := writeFile(filepath.Join(dir, folder.ReportFile), func(b *strings.Builder) error { return writeMarkdown(b, s, charts, pages) }); err != nil {
 		return err
 	}
 	if o.JUnit != "" {
