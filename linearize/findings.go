@@ -116,7 +116,7 @@ func story(p []porcupine.Operation, start int64) string {
 		switch {
 		case c.Kind == ledgerRead && len(a.Holders) > 0:
 			ledger = "the ledger holds " + andList(capped(a.Holders))
-		case c.Kind == ledgerRead:
+		case c.Kind == ledgerRead, c.Kind == opens:
 		case a.Outcome == history.Sold && a.FromLedger:
 			told = append(told, fmt.Sprintf("%s was told it got a seat at %s", c.Request, history.Offset(start, op.Return)))
 		case a.Outcome == history.Sold:

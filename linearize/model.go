@@ -22,6 +22,10 @@ const (
 	// ledgerRead is the sale ledger read back after the race: who holds
 	// one seat.
 	ledgerRead
+	// opens puts one seat on sale before the race, free; it changes
+	// nothing, but gives every seat's partition a first step, from which
+	// porcupine's drawing can show what cannot follow.
+	opens
 )
 
 // call is what an operation asked.
@@ -73,6 +77,8 @@ const free = ""
 func step(seats int, holder string, c call, a answer) []any {
 	keep := []any{holder}
 	switch c.Kind {
+	case opens:
+		return keep
 	case soldOutRead:
 		if holder == free {
 			return nil // sold out while this seat was free
@@ -138,6 +144,8 @@ func newModel(seats int, partitioned bool) porcupine.Model {
 // describe renders one operation for the visualization.
 func describe(c call, a answer) string {
 	switch c.Kind {
+	case opens:
+		return fmt.Sprintf("seat %d on sale", c.Seat)
 	case soldOutRead:
 		return fmt.Sprintf("%s: sold out, so seat %d is taken", c.Request, c.Seat)
 	case ledgerRead:

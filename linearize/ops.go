@@ -50,8 +50,10 @@ func (t timeline) interval(a history.Attempt) (from, to int64) {
 // operations turns a run's history into porcupine's operations: one buy
 // per attempt, except that the earliest "sold out" answer becomes one
 // read per seat of the sector (every later "sold out" answer is implied
-// by it, since seats are never given back, so it alone is checked); then
-// one read of the ledger per seat, after the end of the run.
+// by it, since seats are never given back, so it alone is checked); one
+// read of the ledger per seat, after the end of the run; and, before the
+// race, each seat put on sale. The ledger's row of the drawing holds the
+// first and the last.
 func operations(h History) []porcupine.Operation {
 	t := span(h)
 	seatsOf := map[string][]int{} // by request, in ledger order
@@ -96,6 +98,25 @@ func operations(h History) []porcupine.Operation {
 		seats = append(seats, s)
 	}
 	slices.Sort(seats)
+	on := map[int]bool{}
+	for _, op := range ops {
+		if k := key(op.Input.(call), op.Output.(answer)); k != noSeat {
+			on[k] = true
+		}
+	}
+	for _, s := range seats {
+		on[s] = true
+	}
+	onSale := make([]int, 0, len(on))
+	for s := range on {
+		onSale = append(onSale, s)
+	}
+	slices.Sort(onSale)
+	for i, s := range onSale {
+		at := t.start - int64(len(onSale)-i)
+		ops = append(ops, porcupine.Operation{ClientId: ledgerRow, Call: at, Return: at,
+			Input: call{Kind: opens, Seat: s}, Output: answer{}})
+	}
 	for i, s := range seats {
 		at := t.end + 1 + int64(i)
 		ops = append(ops, porcupine.Operation{ClientId: ledgerRow, Call: at, Return: at,
