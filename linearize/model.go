@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 
 	"github.com/anishathalye/porcupine"
 
@@ -66,30 +67,30 @@ func key(c call, a answer) int {
 	return noSeat
 }
 
-// free is the state of a seat nobody holds; any other state is the
+// free is the holder of a seat nobody holds; any other holder is the
 // request id holding it.
 const free = ""
 
 // step is the sequential specification of one seat of a sector of seats
-// seats: the states seat may be in after the operation, none when the
-// operation cannot happen in state holder. Seats are numbered 1..seats,
-// taken at most once and never given back.
-func step(seats int, holder string, c call, a answer) []any {
-	keep := []any{holder}
+// seats: the holders the seat may have after the operation (n of them, at
+// most two), none when the operation cannot happen while holder holds it.
+// Seats are numbered 1..seats, taken at most once and never given back.
+func step(seats int, holder string, c call, a answer) (next [2]string, n int) {
+	keep := func() ([2]string, int) { return [2]string{holder}, 1 }
 	switch c.Kind {
 	case opens:
-		return keep
+		return keep()
 	case soldOutRead:
 		if holder == free {
-			return nil // sold out while this seat was free
+			return next, 0 // sold out while this seat was free
 		}
-		return keep
+		return keep()
 	case ledgerRead:
 		switch {
 		case len(a.Holders) == 0 && holder == free, len(a.Holders) == 1 && a.Holders[0] == holder:
-			return keep
+			return keep()
 		}
-		return nil
+		return next, 0
 	}
 	exists := a.Seat >= 1 && a.Seat <= seats
 	switch {
@@ -97,36 +98,76 @@ func step(seats int, holder string, c call, a answer) []any {
 		// A request told again the seat it already holds (a retried
 		// copy answered by an idempotent service) takes nothing new.
 		if exists && (holder == free || holder == c.Request) {
-			return []any{c.Request}
+			return [2]string{c.Request}, 1
 		}
-		return nil
+		return next, 0
 	case a.Outcome.Indeterminate() && exists && holder == free:
 		// It may or may not have happened.
-		return []any{free, c.Request}
+		return [2]string{free, c.Request}, 2
 	}
-	return keep // no seat taken: sold out, refused, or did not happen
+	return keep() // no seat taken: sold out, refused, or did not happen
+}
+
+// states is the set of holders a seat may have after the operations so
+// far: more than one when an attempt without a known outcome may or may
+// not have taken it. Sorted (free first), never changed once made.
+type states struct{ holders []string }
+
+// after applies step to every holder the seat may have; ok is false when
+// the operation can happen in none of them. A step that changes nothing
+// returns s itself, so the common steps allocate nothing.
+func (s *states) after(seats int, c call, a answer) (next *states, ok bool) {
+	var buf [8]string
+	out := buf[:0]
+	for _, h := range s.holders {
+		nx, n := step(seats, h, c, a)
+		out = append(out, nx[:n]...)
+	}
+	if len(out) == 0 {
+		return nil, false
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if slices.Equal(out, s.holders) {
+		return s, true
+	}
+	return &states{holders: slices.Clone(out)}, true
 }
 
 // newModel is the model of a sector of seats seats; partitioned splits a
 // history into one partition per seat (and chunks of the buys that take
-// no seat), which porcupine checks each on its own.
+// no seat), which porcupine checks each on its own. Its state is a seat's
+// states: the nondeterminism of an unknown outcome is kept as a set, the
+// way porcupine's NondeterministicModel.ToModel does, without its
+// allocations on every step.
 func newModel(seats int, partitioned bool) porcupine.Model {
-	nm := porcupine.NondeterministicModel{
-		Init: func() []any { return []any{free} },
-		Step: func(state, in, out any) []any {
-			return step(seats, state.(string), in.(call), out.(answer))
+	initial := &states{holders: []string{free}}
+	m := porcupine.Model{
+		Init: func() any { return initial },
+		Step: func(state, in, out any) (bool, any) {
+			next, ok := state.(*states).after(seats, in.(call), out.(answer))
+			return ok, next
 		},
+		Equal: func(a, b any) bool { return slices.Equal(a.(*states).holders, b.(*states).holders) },
 		Hash: func(state any) uint64 {
 			h := fnv.New64a()
-			_, _ = h.Write([]byte(state.(string)))
+			for _, x := range state.(*states).holders {
+				_, _ = h.Write([]byte(x))
+				_, _ = h.Write([]byte{0})
+			}
 			return h.Sum64()
 		},
 		DescribeOperation: func(in, out any) string { return describe(in.(call), out.(answer)) },
 		DescribeState: func(state any) string {
-			if state.(string) == free {
-				return "free"
+			var parts []string
+			for _, h := range state.(*states).holders {
+				if h == free {
+					parts = append(parts, "free")
+				} else {
+					parts = append(parts, "held by "+h)
+				}
 			}
-			return "held by " + state.(string)
+			return strings.Join(parts, " or ")
 		},
 		DescribeOperationMetadata: func(m any) string {
 			if m == nil {
@@ -136,9 +177,9 @@ func newModel(seats int, partitioned bool) porcupine.Model {
 		},
 	}
 	if partitioned {
-		nm.Partition = partition
+		m.Partition = partition
 	}
-	return nm.ToModel()
+	return m
 }
 
 // describe renders one operation for the visualization.
