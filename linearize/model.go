@@ -157,7 +157,7 @@ func newModel(seats int, partitioned bool) porcupine.Model {
 			}
 			return h.Sum64()
 		},
-		DescribeOperation: func(in, out any) string { return describe(in.(call), out.(answer)) },
+		DescribeOperation: func(in, out any) string { return describe(seats, in.(call), out.(answer)) },
 		DescribeState: func(state any) string {
 			var parts []string
 			for _, h := range state.(*states).holders {
@@ -182,10 +182,14 @@ func newModel(seats int, partitioned bool) porcupine.Model {
 	return m
 }
 
-// describe renders one operation for the visualization.
-func describe(c call, a answer) string {
+// describe renders one operation of a sector of seats seats for the
+// visualization.
+func describe(seats int, c call, a answer) string {
 	switch c.Kind {
 	case opens:
+		if c.Seat < 1 || c.Seat > seats {
+			return fmt.Sprintf("seat %d does not exist", c.Seat)
+		}
 		return fmt.Sprintf("seat %d on sale", c.Seat)
 	case soldOutRead:
 		return fmt.Sprintf("%s: sold out, so seat %d is taken", c.Request, c.Seat)

@@ -64,14 +64,7 @@ func operations(h History) []porcupine.Operation {
 	}
 	rows := clientRows(h.Attempts, t)
 	first := firstSoldOut(h.Attempts)
-	read := map[int]bool{}
-	for s := 1; s <= h.Seats; s++ {
-		read[s] = true
-	}
-	for s := range holders {
-		read[s] = true
-	}
-	ops := make([]porcupine.Operation, 0, len(h.Attempts)+2*h.Seats)
+	ops := make([]porcupine.Operation, 0, len(h.Attempts)+3*h.Seats)
 	for i, a := range h.Attempts {
 		from, to := t.interval(a)
 		meta := t.metadata(a)
@@ -82,47 +75,50 @@ func operations(h History) []porcupine.Operation {
 			}
 			continue
 		}
-		ans := answerOf(a, seatsOf[a.RequestID])
-		if ans.Seat != 0 {
-			read[ans.Seat] = true
-		}
 		ops = append(ops, porcupine.Operation{ClientId: rows[i], Call: from, Return: to, Metadata: meta,
-			Input: call{Kind: buy, Request: a.RequestID}, Output: ans})
+			Input: call{Kind: buy, Request: a.RequestID}, Output: answerOf(a, seatsOf[a.RequestID])})
 	}
-	ledgerRow := len(h.Attempts)
+	row := len(h.Attempts)
 	if len(rows) > 0 {
-		ledgerRow = slices.Max(rows) + 1
+		row = slices.Max(rows) + 1
 	}
-	seats := make([]int, 0, len(read))
-	for s := range read {
-		seats = append(seats, s)
-	}
-	slices.Sort(seats)
+	return append(ops, bookends(ops, h.Seats, holders, t, row)...)
+}
+
+// bookends are the operations on the ledger's row of the drawing: before
+// the race, each seat put on sale; after it, the ledger's row of each
+// seat. The seats are 1..seats, those the ledger holds and those anyone
+// was told.
+func bookends(ops []porcupine.Operation, seats int, holders map[int][]string, t timeline, row int) []porcupine.Operation {
 	on := map[int]bool{}
+	for s := 1; s <= seats; s++ {
+		on[s] = true
+	}
+	for s := range holders {
+		on[s] = true
+	}
 	for _, op := range ops {
 		if k := key(op.Input.(call), op.Output.(answer)); k != noSeat {
 			on[k] = true
 		}
 	}
-	for _, s := range seats {
-		on[s] = true
-	}
-	onSale := make([]int, 0, len(on))
+	all := make([]int, 0, len(on))
 	for s := range on {
-		onSale = append(onSale, s)
+		all = append(all, s)
 	}
-	slices.Sort(onSale)
-	for i, s := range onSale {
-		at := t.start - int64(len(onSale)-i)
-		ops = append(ops, porcupine.Operation{ClientId: ledgerRow, Call: at, Return: at,
+	slices.Sort(all)
+	out := make([]porcupine.Operation, 0, 2*len(all))
+	for i, s := range all {
+		at := t.start - int64(len(all)-i)
+		out = append(out, porcupine.Operation{ClientId: row, Call: at, Return: at,
 			Input: call{Kind: opens, Seat: s}, Output: answer{}})
 	}
-	for i, s := range seats {
+	for i, s := range all {
 		at := t.end + 1 + int64(i)
-		ops = append(ops, porcupine.Operation{ClientId: ledgerRow, Call: at, Return: at,
+		out = append(out, porcupine.Operation{ClientId: row, Call: at, Return: at,
 			Input: call{Kind: ledgerRead, Seat: s}, Output: answer{Holders: holders[s]}})
 	}
-	return ops
+	return out
 }
 
 // answerOf is what attempt a was told, with the seat the ledger holds for
