@@ -121,11 +121,7 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		return nil, nil, err
 	}
 	closeAll := func() { store.Close(); rdb.Close() }
-	if err := warmRedis(ctx, rdb, cfg.RedisPool); err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	if err := store.Warm(ctx); err != nil {
+	if err := warmBoth(ctx, rdb, cfg.RedisPool, store); err != nil {
 		closeAll()
 		return nil, nil, err
 	}
@@ -191,6 +187,20 @@ func redisOptions(cfg workerConfig) (*redis.Options, error) {
 	// which races when warmRedis opens connections at once.
 	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	return opt, nil
+}
+
+// warmBoth warms the Redis pool (warmRedis) and the PostgreSQL pool
+// (inventory.Store.Warm) at once, and returns the first error.
+func warmBoth(ctx context.Context, rdb *redis.Client, n int, store *inventory.Store) error {
+	var redisErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { redisErr = warmRedis(ctx, rdb, n) })
+	pgErr := store.Warm(ctx)
+	wg.Wait()
+	if redisErr != nil {
+		return redisErr
+	}
+	return pgErr
 }
 
 // warmRedis opens n connections of rdb's pool at once, pings each and

@@ -3,6 +3,7 @@ package inventory
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,35 +21,49 @@ func saleStatements() []string {
 // statement and first opening of the tables and their indexes (nor pgx's
 // round trip to prepare a statement): the connections of a replica that
 // has been serving are warm too. Cold, those firsts cost the server enough
-// CPU at the go signal to spread the start out.
+// CPU at the go signal to spread the start out. The connections are warmed
+// at once, each held until all are, so that every one of them is (the
+// rehearsals queue for the sector's row lock, one after the other).
 func (s *Store) Warm(ctx context.Context) error {
 	n := int(s.pool.Config().MaxConns)
-	conns := make([]*pgxpool.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
+	conns := make([]*pgxpool.Conn, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { conns[i], errs[i] = warmConn(ctx, s.pool) })
+	}
+	wg.Wait()
+	for _, c := range conns {
+		if c != nil {
 			c.Release()
 		}
-	}()
-	for range n {
-		c, err := s.pool.Acquire(ctx)
+	}
+	for _, err := range errs {
 		if err != nil {
-			return fmt.Errorf("postgres warm-up: %w", err)
-		}
-		conns = append(conns, c)
-		if err := c.Ping(ctx); err != nil {
-			return fmt.Errorf("postgres warm-up: %w", err)
-		}
-		for _, sql := range saleStatements() {
-			// Named by its text, so that pgx uses it for that text.
-			if _, err := c.Conn().Prepare(ctx, sql, sql); err != nil {
-				return fmt.Errorf("postgres warm-up: prepare %q: %w", sql, err)
-			}
-		}
-		if err := rehearse(ctx, c); err != nil {
 			return fmt.Errorf("postgres warm-up: %w", err)
 		}
 	}
 	return nil
+}
+
+// warmConn acquires a connection of pool, prepares the sales' statements
+// on it and rehearses a sale. It returns the connection, still acquired,
+// even when warming it failed.
+func warmConn(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Ping(ctx); err != nil {
+		return c, err
+	}
+	for _, sql := range saleStatements() {
+		// Named by its text, so that pgx uses it for that text.
+		if _, err := c.Conn().Prepare(ctx, sql, sql); err != nil {
+			return c, fmt.Errorf("prepare %q: %w", sql, err)
+		}
+	}
+	return c, rehearse(ctx, c)
 }
 
 // rehearse takes a seat and records its sale on c, then rolls both back:
