@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
@@ -146,7 +147,8 @@ func size(b uint64) string {
 // Redis maxclients and PostgreSQL max_connections must leave room for the
 // connections the largest race opens at once. A limit a server does not
 // disclose is not checked. Errors matching ErrLimit name the setting and
-// the number needed; others mean a server could not be asked.
+// the number needed; others mean a server could not be asked. Both
+// servers are asked at once; PostgreSQL's error comes first.
 func CheckServers(ctx context.Context, redisURL, pgURL string, opts []Options) error {
 	var needRedis, needPG int
 	var widest Options
@@ -156,10 +158,15 @@ func CheckServers(ctx context.Context, redisURL, pgURL string, opts []Options) e
 		}
 		needPG = max(needPG, pgConns(o))
 	}
-	if err := checkPostgres(ctx, pgURL, needPG, opts[0]); err != nil {
-		return err
+	var redisErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { redisErr = checkRedis(ctx, redisURL, needRedis, widest) })
+	pgErr := checkPostgres(ctx, pgURL, needPG, opts[0])
+	wg.Wait()
+	if pgErr != nil {
+		return pgErr
 	}
-	return checkRedis(ctx, redisURL, needRedis, widest)
+	return redisErr
 }
 
 // checkPostgres checks the role's CREATE privilege and max_connections.

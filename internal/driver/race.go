@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
@@ -194,16 +195,18 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 }
 
 // cleanup removes the run's schema and every key under its prefix, and
-// nothing else. What it could not remove it reports, naming it.
+// nothing else, from both servers at once. What it could not remove it
+// reports, naming it.
 func cleanup(o Options, schema, prefix string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var errs []error
-	if err := inventory.Drop(ctx, o.PGURL, schema); err != nil {
-		errs = append(errs, fmt.Errorf("clean-up left schema %s: %w", schema, err))
+	var redisErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { redisErr = redislock.DeleteAll(ctx, o.RedisURL, prefix) })
+	pgErr := inventory.Drop(ctx, o.PGURL, schema)
+	wg.Wait()
+	if pgErr != nil {
+		pgErr = fmt.Errorf("clean-up left schema %s: %w", schema, pgErr)
 	}
-	if err := redislock.DeleteAll(ctx, o.RedisURL, prefix); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return errors.Join(pgErr, redisErr)
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -92,18 +93,22 @@ func pgAddr(cfg *pgx.ConnConfig) string {
 	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
 }
 
-// checkServers pings both servers, each within pingTimeout; the error wraps
-// ErrUnavailable and names the server that failed.
+// checkServers pings both servers at once, each within pingTimeout; the
+// error wraps ErrUnavailable and names the server that failed (Redis, if
+// both did).
 func checkServers(ctx context.Context, ropts *redis.Options, pcfg *pgx.ConnConfig) error {
-	rctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
-	if err := pingRedis(rctx, ropts); err != nil {
-		return unavailablef("redis at %s did not answer PING within %s: %s", ropts.Addr, pingTimeout, redact.Passwords(ropts.Password).String(err.Error()))
+	var pgErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { pgErr = pingPG(ctx, pcfg) })
+	redisErr := pingRedis(ctx, ropts)
+	wg.Wait()
+	if redisErr != nil {
+		return unavailablef("redis at %s did not answer PING within %s: %s", ropts.Addr, pingTimeout, redact.Passwords(ropts.Password).String(redisErr.Error()))
 	}
-	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
-	defer cancel()
-	if err := pingPG(pctx, pcfg); err != nil {
-		return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(pcfg), pingTimeout, redact.Passwords(pcfg.Password).String(err.Error()))
+	if pgErr != nil {
+		return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(pcfg), pingTimeout, redact.Passwords(pcfg.Password).String(pgErr.Error()))
 	}
 	return nil
 }
