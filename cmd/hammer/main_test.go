@@ -25,20 +25,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerCommand {
 		os.Exit(run(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 	}
-	noExitSleep()
 	os.Exit(stacktest.Main(m))
-}
-
-// noExitSleep spares the processes this binary starts (workers, and hammer
-// itself in the tests of signals and scripts) the race detector's sleep at
-// exit (GORACE atexit_sleep_ms, 1 s by default), which every race would
-// otherwise wait out for each worker. A race the detector found still
-// fails the process (exit status 66), and a GORACE that sets the sleep is
-// kept.
-func noExitSleep() {
-	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
-	}
 }
 
 // envTestMain, set to 1, makes this test binary run hammer's main: tests

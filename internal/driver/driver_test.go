@@ -3,7 +3,6 @@ package driver_test
 import (
 	"context"
 	"os"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -24,20 +23,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
 		os.Exit(driver.WorkerMain(context.Background(), os.Stdin, os.Stdout, driver.Kit{Plants: plants(), Contenders: contenders()}))
 	}
-	noExitSleep()
 	os.Exit(stacktest.Main(m))
-}
-
-// noExitSleep spares the worker processes this binary starts the race
-// detector's sleep at exit (GORACE atexit_sleep_ms, 1 s by default), which
-// every race would otherwise wait out: a worker exits once its attempts
-// are reported and its pools closed, with no goroutine left to race with.
-// A race the detector found still fails the worker (exit status 66), and a
-// GORACE that sets the sleep is kept.
-func noExitSleep() {
-	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
-	}
 }
 
 // options returns a small race against the shared stack.

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,8 +50,16 @@ var shared struct {
 }
 
 // Main runs the package's tests and stops the shared stack afterwards. Use
-// it as func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }.
+// it as func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }. The
+// processes the tests start (hammer's workers are the test binary itself)
+// skip the race detector's sleep at exit (GORACE atexit_sleep_ms, 1 s by
+// default), which every race would otherwise wait out for each worker; a
+// race the detector found still fails the process (exit status 66), and a
+// GORACE that sets the sleep is kept.
 func Main(m *testing.M) int {
+	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
+		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
+	}
 	shared.mu.Lock()
 	shared.inMain = true
 	shared.mu.Unlock()
