@@ -2,9 +2,13 @@
 // acquire with SET key token NX PX ttl, release with a Lua script that deletes
 // the key only while it still holds the caller's token.
 //
+// Over N independent Redis nodes the same lock is a Redlock (WithPeers):
+// held when a majority of the nodes granted it within its validity.
+//
 // The lock is contention management, not a correctness guarantee: a holder
 // that pauses past its TTL, or a Redis that loses the key, lets a second
-// holder in. hammer exists to show exactly that.
+// holder in; so does a node of a Redlock's majority that restarts without
+// persistence or whose clock jumps. hammer exists to show exactly that.
 package redislock
 
 import (
@@ -52,6 +56,9 @@ type Locker struct {
 	// lines holds the waiters of the keys with handoff, by key; set
 	// before the Locker is used and never changed after.
 	lines map[string]*line
+	// quorum, if set, makes the lock a Redlock over several nodes (see
+	// WithPeers).
+	quorum *quorum
 }
 
 // New returns a Locker over rdb that waits with the given backoff.
@@ -88,10 +95,21 @@ type Lease struct {
 	Key   string
 	Token string
 	Fence int64
+	// Nodes are the nodes that granted a Redlock (see WithPeers), a
+	// majority; Until is when its validity ends by this process's clock:
+	// the acquisition's start plus the TTL less the clock drift allowed
+	// for. Both are zero for a lock on one Redis.
+	Nodes []int
+	Until time.Time
 }
 
-// TryAcquire makes one SET NX PX attempt. ok is false when someone else holds the key.
+// TryAcquire makes one SET NX PX attempt. ok is false when someone else
+// holds the key. On a Redlock the attempt goes to every node at once and
+// takes the lock if a majority granted it within its validity.
 func (l *Locker) TryAcquire(ctx context.Context, key string, ttl time.Duration) (Lease, bool, error) {
+	if l.quorum != nil {
+		return l.quorum.acquire(ctx, key, "", ttl)
+	}
 	token, err := newToken()
 	if err != nil {
 		return Lease{}, false, err
@@ -108,8 +126,15 @@ func (l *Locker) TryAcquire(ctx context.Context, key string, ttl time.Duration) 
 
 // TryAcquireFenced makes one attempt at a fenced lock: SET NX PX and, if it
 // succeeded, INCR of fenceKey, in one script. The lease carries the new
-// fencing token, which grows with every acquisition while Redis keeps its data.
+// fencing token, which grows with every acquisition while Redis keeps its
+// data. On a Redlock every node runs the script with its own counter and
+// the token is the largest counter of the majority that granted the lock:
+// two majorities share a node, so it still grows while no node loses its
+// data.
 func (l *Locker) TryAcquireFenced(ctx context.Context, key, fenceKey string, ttl time.Duration) (Lease, bool, error) {
+	if l.quorum != nil {
+		return l.quorum.acquire(ctx, key, fenceKey, ttl)
+	}
 	token, err := newToken()
 	if err != nil {
 		return Lease{}, false, err
@@ -220,8 +245,12 @@ func (l *Locker) pause(ctx context.Context, d time.Duration, in *place) (Lease, 
 }
 
 // Extend resets the lease's TTL if the lock is still ours; false means it
-// was lost.
+// was lost. On a Redlock it extends the lock on every node that still
+// holds it and succeeds on a majority.
 func (l *Locker) Extend(ctx context.Context, lease Lease, ttl time.Duration) (bool, error) {
+	if l.quorum != nil {
+		return l.quorum.majority(ctx, "extend", l.quorum.extend, lease, ttl.Milliseconds())
+	}
 	n, err := l.extend.Run(ctx, l.rdb, []string{lease.Key}, lease.Token, ttl.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("extend %s: %w", lease.Key, err)
@@ -229,8 +258,12 @@ func (l *Locker) Extend(ctx context.Context, lease Lease, ttl time.Duration) (bo
 	return n == 1, nil
 }
 
-// Holder returns the token that holds key now, or "" if nobody does.
+// Holder returns the token that holds key now, or "" if nobody does; on
+// a Redlock, the token that holds it on a majority of the nodes.
 func (l *Locker) Holder(ctx context.Context, key string) (string, error) {
+	if l.quorum != nil {
+		return l.quorum.holder(ctx, key)
+	}
 	v, err := l.rdb.Get(ctx, key).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
@@ -243,8 +276,13 @@ func (l *Locker) Holder(ctx context.Context, key string) (string, error) {
 // may have been taken by someone else meanwhile. With handoff for the key,
 // the release also passes the lock on in the same round trip: to the head
 // of this process's line, taken for it with its Claim, or else announced
-// to every process's waiters.
+// to every process's waiters. On a Redlock it deletes the key on every
+// node that still holds the token, is ours when a majority did, and is
+// always announced, never passed.
 func (l *Locker) Release(ctx context.Context, lease Lease) (bool, error) {
+	if l.quorum != nil {
+		return l.releaseQuorum(ctx, lease)
+	}
 	q := l.lines[lease.Key]
 	if q == nil {
 		n, err := l.release.Run(ctx, l.rdb, []string{lease.Key}, lease.Token).Int()
@@ -350,27 +388,4 @@ func newToken() (string, error) {
 		return "", fmt.Errorf("lock token: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
-}
-
-// DeleteAll removes every key under prefix from the Redis at rawURL, and
-// nothing else: the clean-up of a run's locks, fencing counters and fault
-// counters. What it could not remove it reports, naming it.
-func DeleteAll(ctx context.Context, rawURL, prefix string) error {
-	opt, err := redis.ParseURL(rawURL)
-	if err != nil {
-		return err
-	}
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
-	var errs []error
-	iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		if err := rdb.Del(ctx, iter.Val()).Err(); err != nil {
-			errs = append(errs, fmt.Errorf("clean-up left key %s: %w", iter.Val(), err))
-		}
-	}
-	if err := iter.Err(); err != nil {
-		errs = append(errs, fmt.Errorf("clean-up could not list keys %s*: %w", prefix, err))
-	}
-	return errors.Join(errs...)
 }

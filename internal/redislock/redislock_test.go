@@ -8,12 +8,16 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
-func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
+func TestMain(m *testing.M) {
+	logging.Disable() // the dead nodes of the tests would have go-redis log every failed dial
+	os.Exit(stacktest.Main(m))
+}
 
 // client returns a Redis client and a key of this test's own, removed afterwards.
 func client(t *testing.T) (*redis.Client, string) {

@@ -3,9 +3,11 @@ package stack
 import (
 	"context"
 	"fmt"
+
+	"github.com/hammer-load/hammer/internal/redact"
 )
 
-// startExternal validates the two URLs and checks that both servers answer.
+// startExternal validates the URLs and checks that every server answers.
 // It starts nothing, so the Stack's Close does nothing.
 func startExternal(ctx context.Context, o Options) (*Stack, error) {
 	ropts, err := redisOptions(o.RedisURL)
@@ -20,5 +22,19 @@ func startExternal(ctx context.Context, o Options) (*Stack, error) {
 	if err := checkServers(ctx, ropts, pcfg); err != nil {
 		return nil, err
 	}
-	return &Stack{Kind: External, RedisURL: o.RedisURL, PGURL: o.PGURL}, nil
+	for i, u := range o.RedisPeers {
+		popts, err := redisOptions(u)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.Log, "checking external redis node %d at %s\n", i+1, popts.Addr)
+		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+		err = pingRedis(pctx, popts)
+		cancel()
+		if err != nil {
+			return nil, unavailablef("redis node %d at %s did not answer PING within %s: %s", i+1, popts.Addr, pingTimeout,
+				redact.Passwords(popts.Password).String(err.Error()))
+		}
+	}
+	return &Stack{Kind: External, RedisURL: o.RedisURL, RedisPeers: o.RedisPeers, PGURL: o.PGURL}, nil
 }

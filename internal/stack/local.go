@@ -50,6 +50,8 @@ type localServers struct {
 	pgPort    int
 	redis     *proc
 	pg        *proc
+	// peers are the further Redis nodes of a Redlock (nodes 1 to N-1).
+	peers []*redisNode
 }
 
 // startLocal starts redis-server and postgres from the local binaries,
@@ -71,15 +73,16 @@ func startLocalBins(ctx context.Context, o Options, bins localBins) (*Stack, err
 		return nil, unavailablef("local stack: %w", err)
 	}
 	l := &localServers{bins: bins, owner: owner, log: o.Log}
-	if err := l.start(ctx); err != nil {
+	if err := l.start(ctx, max(o.RedisNodes, 1)); err != nil {
 		if cerr := l.close(); cerr != nil {
 			fmt.Fprintf(o.Log, "cleaning up the failed local stack: %v\n", cerr)
 		}
 		return nil, unavailablef("local stack: %w", err)
 	}
 	return &Stack{
-		Kind:     Local,
-		RedisURL: fmt.Sprintf("redis://127.0.0.1:%d/0", l.redisPort),
+		Kind:       Local,
+		RedisURL:   redisURL(l.redisPort),
+		RedisPeers: l.peerURLs(),
 		PGURL:    fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", pgUser, l.pgPort, pgDatabase),
 		Notes:    []string{localNote},
 		stop:     l.close,
@@ -87,14 +90,17 @@ func startLocalBins(ctx context.Context, o Options, bins localBins) (*Stack, err
 	}, nil
 }
 
-// start runs the steps of startLocalBins; l.close undoes any prefix of
-// them.
-func (l *localServers) start(ctx context.Context) error {
+// start runs the steps of startLocalBins, with nodes Redis servers; l.close
+// undoes any prefix of them.
+func (l *localServers) start(ctx context.Context, nodes int) error {
 	err := l.makeDir()
 	if err != nil {
 		return err
 	}
 	if l.redisPort, err = onFreePort(func(port int) error { return l.runRedis(ctx, port) }); err != nil {
+		return err
+	}
+	if err := l.startPeers(ctx, nodes-1); err != nil {
 		return err
 	}
 	if err := l.initdb(ctx); err != nil {
@@ -127,9 +133,18 @@ func (l *localServers) makeDir() error {
 	return nil
 }
 
-// runRedis starts redis-server without persistence on port and waits for
-// it to answer PING.
+// runRedis starts redis-server (node 0) without persistence on port and
+// waits for it to answer PING.
 func (l *localServers) runRedis(ctx context.Context, port int) error {
+	p, err := l.startRedis(ctx, port, "redis.log")
+	l.redis = p
+	return err
+}
+
+// startRedis starts a redis-server without persistence on port, logging
+// to logName in the stack's directory, and waits for it to answer PING.
+// The process is returned even when it did not answer, to be stopped.
+func (l *localServers) startRedis(ctx context.Context, port int, logName string) (*proc, error) {
 	fmt.Fprintf(l.log, "starting local redis-server on 127.0.0.1:%d\n", port)
 	p, err := startProc(procSpec{
 		name: "redis-server",
@@ -139,15 +154,14 @@ func (l *localServers) runRedis(ctx context.Context, port int) error {
 		args: []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--dir", l.dir, "--repl-diskless-sync-delay", "0"},
 		dir:      l.dir,
-		logPath:  filepath.Join(l.dir, "redis.log"),
+		logPath:  filepath.Join(l.dir, logName),
 		deathSig: syscall.SIGKILL,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	l.redis = p
 	opts := &redis.Options{Addr: loopback(port), DialTimeout: time.Second, MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: true}
-	return await(ctx, p, func(ctx context.Context) error { return pingRedis(ctx, opts) })
+	return p, await(ctx, p, func(ctx context.Context) error { return pingRedis(ctx, opts) })
 }
 
 // initdb creates the PostgreSQL cluster with superuser hammer and trust
@@ -244,6 +258,7 @@ func (l *localServers) close() error {
 		fmt.Fprintln(l.log, "stopping local redis-server")
 		errs = append(errs, l.redis.stop(redisGrace, syscall.SIGTERM))
 	}
+	errs = append(errs, l.stopPeers())
 	if l.dir != "" {
 		if err := os.RemoveAll(l.dir); err != nil {
 			errs = append(errs, fmt.Errorf("remove temp dir: %w", err))

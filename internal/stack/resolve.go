@@ -31,8 +31,18 @@ func defaultFinders() finders {
 
 // resolve checks o and returns the concrete Kind to start (never Auto).
 // Docker and Local ignore URLs (say, from HAMMER_REDIS_URL) with a log line;
-// Auto and External need both URLs or neither.
+// Auto and External need both URLs or neither. Several Redis nodes need a
+// Local stack, or an External one with a URL for each.
 func (f finders) resolve(ctx context.Context, o Options) (Kind, error) {
+	kind, err := f.pick(ctx, o)
+	if err != nil {
+		return "", err
+	}
+	return kind, checkNodes(kind, o)
+}
+
+// pick is resolve's choice of a Kind, before the nodes are checked.
+func (f finders) pick(ctx context.Context, o Options) (Kind, error) {
 	kind, err := ParseKind(string(o.Kind))
 	if err != nil {
 		return "", err
@@ -50,8 +60,27 @@ func (f finders) resolve(ctx context.Context, o Options) (Kind, error) {
 		return "", badConfigf("an external stack needs a Redis URL and a PostgreSQL URL")
 	case hasRedis:
 		return External, nil
+	case o.RedisNodes > 1:
+		fmt.Fprintf(o.Log, "auto: %d Redis nodes, using local binaries (a Docker stack runs one Redis)\n", o.RedisNodes)
+		return Local, f.local()
 	}
 	return f.auto(ctx, o)
+}
+
+// checkNodes refuses a number of Redis nodes a stack of kind cannot have:
+// fewer than one, several in Docker, or, on an External stack, not one URL
+// per node.
+func checkNodes(kind Kind, o Options) error {
+	nodes := max(o.RedisNodes, 1)
+	switch {
+	case o.RedisNodes < 0:
+		return badConfigf("want at least one Redis node, got %d", o.RedisNodes)
+	case kind == Docker && nodes > 1:
+		return badConfigf("a docker stack runs one Redis, not %d nodes: use --stack local or external", nodes)
+	case kind == External && len(o.RedisPeers)+1 != nodes:
+		return badConfigf("%d Redis URLs for %d Redis nodes: give one URL per node", len(o.RedisPeers)+1, nodes)
+	}
+	return nil
 }
 
 // auto chooses Docker, else Local, else reports every way to get servers.

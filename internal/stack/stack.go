@@ -70,6 +70,14 @@ type Options struct {
 	// chooses External when both are set. Give both or neither.
 	RedisURL string
 	PGURL    string
+	// RedisNodes is how many independent Redis servers to have, for a
+	// Redlock over several nodes: a Local stack starts them all; an
+	// External one takes RedisURL and RedisPeers, which must add up to
+	// it. 0 and 1 mean one; Docker starts only one.
+	RedisNodes int
+	// RedisPeers are the Redis servers of an External stack besides
+	// RedisURL: nodes 1 to RedisNodes-1.
+	RedisPeers []string
 	// Log receives one-line progress messages; nil discards them.
 	Log io.Writer
 }
@@ -78,8 +86,12 @@ type Options struct {
 type Stack struct {
 	// Kind is the provider that supplied the servers (never Auto).
 	Kind Kind
-	// RedisURL is the Redis to use, e.g. redis://127.0.0.1:41234/0.
+	// RedisURL is the Redis to use, e.g. redis://127.0.0.1:41234/0: the
+	// only one, or node 0 of several.
 	RedisURL string
+	// RedisPeers are the other independent Redis servers, nodes 1 to N-1,
+	// when Options asked for several; nil otherwise.
+	RedisPeers []string
 	// PGURL is the PostgreSQL database to use, e.g.
 	// postgres://hammer@127.0.0.1:41235/hammer?sslmode=disable. It may hold
 	// a password: do not print it.

@@ -6,8 +6,10 @@
 //	func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 //
 // and each test calls Get. The stack comes from HAMMER_REDIS_URL and
-// HAMMER_PG_URL when both are set, else from stack.Auto (Docker, else local
-// binaries). When no stack can be had, Get skips the test, or fails it when
+// HAMMER_PG_URL when both are set (HAMMER_REDIS_URL may list several
+// Redis nodes, comma-separated), else from local binaries with Nodes
+// independent Redis servers, else from stack.Auto (Docker). A test of a
+// Redlock over n nodes calls Redlock instead of Get. When no stack can be had, Get skips the test, or fails it when
 // HAMMER_REQUIRE_SERVICES=1 so that CI never skips integration tests
 // silently. Tests share the servers, so each must isolate itself (own key
 // prefix, own schema) as DESIGN.md asks.
@@ -37,6 +39,10 @@ const (
 
 // startTimeout bounds starting the stack, image pulls included.
 const startTimeout = 5 * time.Minute
+
+// Nodes is how many independent Redis servers the shared stack has when
+// it is started from local binaries: enough for a Redlock over five.
+const Nodes = 5
 
 // shared is the one stack of this test binary. Package-level state is
 // the point of this helper: a test binary is one process, Get starts the
@@ -123,11 +129,31 @@ func get() (*stack.Stack, error) {
 func start() (*stack.Stack, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	return stack.Start(ctx, stack.Options{
-		Kind:     stack.Auto,
-		RedisURL: os.Getenv(EnvRedisURL),
-		PGURL:    os.Getenv(EnvPGURL),
-	})
+	urls := strings.Split(os.Getenv(EnvRedisURL), ",")
+	o := stack.Options{Kind: stack.Auto, RedisURL: urls[0], RedisPeers: urls[1:], RedisNodes: len(urls), PGURL: os.Getenv(EnvPGURL)}
+	if o.RedisURL == "" && o.PGURL == "" {
+		st, err := stack.Start(ctx, stack.Options{Kind: stack.Local, RedisNodes: Nodes})
+		if err == nil || !errors.Is(err, stack.ErrUnavailable) {
+			return st, err
+		}
+		o.RedisPeers, o.RedisNodes = nil, 1 // no local binaries: Docker, with one Redis
+	}
+	return stack.Start(ctx, o)
+}
+
+// Redlock returns the shared stack of this test binary for a test of a
+// Redlock over n nodes: RedisURL and the first n-1 of RedisPeers. It skips
+// or fails t as Get does when the stack has fewer nodes (an external one
+// given fewer URLs, a Docker one).
+func Redlock(t testing.TB, n int) *stack.Stack {
+	t.Helper()
+	st := Get(t)
+	if have := len(st.RedisPeers) + 1; have < n {
+		err := fmt.Errorf("%w: the test needs %d Redis nodes, the stack has %d (list %d URLs in %s, or install redis-server)",
+			stack.ErrUnavailable, n, have, n, EnvRedisURL)
+		check(t, nil, err)
+	}
+	return st
 }
 
 // Private starts a local stack of the test's own, stopped when the test
