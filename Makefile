@@ -6,7 +6,7 @@ NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build load gate gate-repeat bench test vet services examples load-service gate-service up down clean
+.PHONY: all build load gate gate-redlock gate-repeat bench test vet services examples load-service gate-service up down clean
 
 all: build
 
@@ -24,6 +24,11 @@ load: build services
 ## gate: the mode x fault matrix as an oversell regression gate; writes junit.xml
 gate: build services
 	./$(BIN) gate $(ARGS)
+
+## gate-redlock: hammer's lock as a Redlock over 5 Redis nodes under the Redlock timelines
+## (node-restart, clock-jump, pause); node-restart needs the local stack
+gate-redlock: build services
+	./$(BIN) gate --matrix scenarios/redlock.matrix --stack local $(ARGS)
 
 ## gate-repeat: run the gate N times and check every run exits 0 with the same verdicts;
 ## HOG=2 runs two CPU busy loops beside it (a shared CI runner)

@@ -170,6 +170,9 @@ type Run struct {
 	// NoHint tells that the sold-out hint was off: lock waiters queued
 	// for the lock even once the sector had sold out.
 	NoHint bool `json:"no_sold_out_hint,omitempty"`
+	// RedisNodes is how many Redis nodes the lock was a Redlock over (a
+	// majority of them made a holder); 0 for the lock on one Redis.
+	RedisNodes int `json:"redis_nodes,omitempty"`
 	// Rate and Duration describe an open-model run (attempts per second
 	// for Duration ns); zero for the closed model, where every contender
 	// fires at the go signal.

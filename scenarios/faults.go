@@ -51,6 +51,15 @@ const (
 	// Partition cuts every connection to Redis and PostgreSQL for a window,
 	// through an in-process TCP proxy.
 	Partition Fault = "partition"
+	// NodeRestart strikes a Redlock over several Redis nodes: the holder is
+	// left a bare majority (its key on the other nodes lost, as if its SET
+	// never reached them), then a node of that majority restarts without
+	// persistence, so that another contender wins a majority.
+	NodeRestart Fault = "node-restart"
+	// ClockJump is NodeRestart with the holder's key on a node of its
+	// majority expiring early, as a jump of that node's wall clock would
+	// make it (emulated with a PEXPIRE of 1 ms).
+	ClockJump Fault = "clock-jump"
 )
 
 // TTLChoice is how a race under a fault picks its lock TTL when none is
@@ -107,6 +116,10 @@ type FaultSpec struct {
 	// key, the stock counter), so it shows nothing in a mode that keeps
 	// nothing in Redis.
 	TakesRedisState bool
+	// Quorum: the fault strikes a node of the majority a Redlock holder
+	// holds, so it needs a mode with a lock and a lock over MinQuorumNodes
+	// Redis nodes or more.
+	Quorum bool
 }
 
 // faultTable is the fault table, in the order matrices and help list the
@@ -123,6 +136,8 @@ func faultTable() []FaultSpec {
 		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1},
 		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
 		{Fault: Partition, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
+		{Fault: NodeRestart, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, Quorum: true},
+		{Fault: ClockJump, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, Quorum: true},
 	}
 }
 
@@ -210,6 +225,15 @@ func (f Fault) TakesRedisState() bool { return f.Spec().TakesRedisState }
 
 // OnService reports whether the fault can strike a user's service.
 func (f Fault) OnService() bool { return f.Spec().OnService }
+
+// Quorum reports whether the fault strikes a node of a Redlock holder's
+// majority (it needs a lock over MinQuorumNodes Redis nodes or more).
+func (f Fault) Quorum() bool { return f.Spec().Quorum }
+
+// MinQuorumNodes is the fewest Redis nodes a fault that strikes a node of
+// a Redlock's majority can be shown on: with one, there is no majority to
+// be left with a node fewer.
+const MinQuorumNodes = 3
 
 // NeedsProcs is the fewest worker processes the fault can be shown with.
 func (f Fault) NeedsProcs() int { return f.Spec().NeedsProcs }

@@ -3,33 +3,46 @@ package scenarios
 import (
 	"bufio"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 //go:embed gate.matrix
 var gateMatrix string
 
+//go:embed redlock.matrix
+var redlockMatrix string
+
 // Gate returns the default matrix of `hammer gate`, kept as data in
 // gate.matrix beside this file.
-func Gate() []Scenario {
-	cells, err := ParseMatrix(strings.NewReader(gateMatrix))
+func Gate() []Scenario { return embedded("gate.matrix", gateMatrix) }
+
+// Redlock returns the matrix of hammer's lock over five Redis nodes under
+// the Redlock timelines, kept as data in redlock.matrix beside this file
+// (`hammer gate --matrix scenarios/redlock.matrix`).
+func Redlock() []Scenario { return embedded("redlock.matrix", redlockMatrix) }
+
+// embedded parses a matrix embedded at build time.
+func embedded(name, text string) []Scenario {
+	cells, err := ParseMatrix(strings.NewReader(text))
 	if err != nil {
 		// The file is embedded at build time and covered by a test.
-		panic("scenarios: embedded gate.matrix: " + err.Error())
+		panic("scenarios: embedded " + name + ": " + err.Error())
 	}
 	return cells
 }
 
 // ParseMatrix reads a matrix file: one cell per line, "mode fault expect
-// [extend] [no-hint]", blank lines and # comments ignored. Errors name the
-// line.
+// [extend] [no-hint] [nodes=N]", blank lines and # comments ignored.
+// Errors name the line.
 func ParseMatrix(r io.Reader) ([]Scenario, error) {
 	cells, err := parseMatrix(r, ParseMode)
 	for _, c := range cells {
-		if err := c.Mode.CheckFault(c.Fault); err != nil {
+		if err := errors.Join(c.Mode.CheckFault(c.Fault), c.CheckNodes()); err != nil {
 			return nil, fmt.Errorf("cell %s: %w", c.Name, err)
 		}
 	}
@@ -47,8 +60,8 @@ func ParseVariantMatrix(r io.Reader, variants []string) ([]Scenario, error) {
 		return "", fmt.Errorf("unknown variant %q (want one of %s)", s, strings.Join(variants, ", "))
 	})
 	for _, c := range cells {
-		if c.Extend || c.NoHint {
-			return nil, fmt.Errorf("cell %s: extend and no-hint work on hammer's own lock only, not a service's", c.Name)
+		if c.Extend || c.NoHint || c.Nodes > 0 {
+			return nil, fmt.Errorf("cell %s: extend, no-hint and nodes work on hammer's own lock only, not a service's", c.Name)
 		}
 	}
 	return cells, err
@@ -86,7 +99,7 @@ func parseMatrix(r io.Reader, parseMode func(string) (Mode, error)) ([]Scenario,
 
 func parseCell(fields []string, parseMode func(string) (Mode, error)) (Scenario, error) {
 	if len(fields) < 3 {
-		return Scenario{}, fmt.Errorf("want \"mode fault expect [extend] [no-hint]\", got %d fields", len(fields))
+		return Scenario{}, fmt.Errorf("want \"mode fault expect [extend] [no-hint] [nodes=N]\", got %d fields", len(fields))
 	}
 	mode, err := parseMode(fields[0])
 	if err != nil {
@@ -102,13 +115,20 @@ func parseCell(fields []string, parseMode func(string) (Mode, error)) (Scenario,
 	}
 	cell := Scenario{Mode: mode, Fault: fault, Expected: expect}
 	for _, opt := range fields[3:] {
+		nodes, isNodes := strings.CutPrefix(opt, "nodes=")
 		switch {
 		case opt == "extend" && !cell.Extend:
 			cell.Extend = true
 		case opt == "no-hint" && !cell.NoHint:
 			cell.NoHint = true
+		case isNodes && cell.Nodes == 0:
+			n, err := strconv.Atoi(nodes)
+			if err != nil || n < 1 {
+				return Scenario{}, fmt.Errorf("option %q: want nodes=N with N a count of Redis nodes", opt)
+			}
+			cell.Nodes = n
 		default:
-			return Scenario{}, fmt.Errorf("option %q: want extend or no-hint, each at most once", opt)
+			return Scenario{}, fmt.Errorf("option %q: want extend, no-hint or nodes=N, each at most once", opt)
 		}
 		if !mode.UsesLock() {
 			return Scenario{}, fmt.Errorf("%s needs a mode with a lock, not %s", opt, mode)

@@ -87,6 +87,9 @@ func (m Mode) CheckFault(f Fault) error {
 	if f.TakesRedisState() && !m.KeepsInRedis() {
 		return fmt.Errorf("the %s fault takes away what Redis holds (a lock, a stock counter), and mode %s keeps nothing there", f, m)
 	}
+	if f.Quorum() && !m.UsesLock() {
+		return fmt.Errorf("the %s fault strikes a node of a lock holder's majority, and mode %s takes no lock", f, m)
+	}
 	return nil
 }
 
@@ -111,7 +114,12 @@ type Scenario struct {
 	// NoHint turns off the sold-out hint, with which lock waiters answer
 	// "sold out" once anyone was told so by the database instead of
 	// queueing for the lock (on by default in the modes with a lock).
-	NoHint   bool
+	NoHint bool
+	// Nodes is how many independent Redis nodes the lock is taken on: a
+	// Redlock over a majority of them when more than one (odd). 0 and 1
+	// mean the single-node lock. Everything else kept in Redis stays on
+	// node 0; only the modes with a lock use the other nodes.
+	Nodes    int
 	Expected Expectation
 }
 
@@ -128,14 +136,33 @@ func CellName(m Mode, f Fault, extend bool) string {
 	return name
 }
 
-// Named returns s named after its mode, fault and options (no-hint only
-// where the mode has a lock, the only place the hint works).
+// Named returns s named after its mode, fault and options (no-hint and
+// nodes only where the mode has a lock, the only place they work):
+// "lock-only/node-restart+nodes=5".
 func (s Scenario) Named() Scenario {
 	s.Name = CellName(s.Mode, s.Fault, s.Extend)
 	if s.NoHint && s.Mode.UsesLock() {
 		s.Name += "+no-hint"
 	}
+	if s.Nodes > 1 && s.Mode.UsesLock() {
+		s.Name += fmt.Sprintf("+nodes=%d", s.Nodes)
+	}
 	return s
+}
+
+// CheckNodes says why s cannot race on its Redis nodes, or nil: their
+// number must be odd (a majority of an even number survives no more
+// failed nodes than of one fewer), and a fault that strikes a node of a
+// Redlock's majority needs MinQuorumNodes or more.
+func (s Scenario) CheckNodes() error {
+	n := max(s.Nodes, 1)
+	switch {
+	case s.Nodes < 0 || n%2 == 0:
+		return fmt.Errorf("want an odd number of Redis nodes, at least 1 (a majority of an even number survives no more failed nodes than of one fewer), got %d", s.Nodes)
+	case s.Fault.Quorum() && n < MinQuorumNodes:
+		return fmt.Errorf("the %s fault strikes a node of a Redlock holder's majority: it needs %d or more Redis nodes, got %d", s.Fault, MinQuorumNodes, n)
+	}
+	return nil
 }
 
 // Load is the matrix `hammer load` runs: every mode once, without faults.

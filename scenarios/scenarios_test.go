@@ -49,15 +49,36 @@ func TestLoadMatrix(t *testing.T) {
 }
 
 // TestCheckFault: the faults that take away what Redis holds race only the
-// modes that keep something there; every other fault races every mode.
+// modes that keep something there, the faults that strike a Redlock's
+// majority only the modes with a lock; every other fault races every mode.
 func TestCheckFault(t *testing.T) {
 	for _, m := range Modes() {
 		for _, f := range append(Faults(), NoFault) {
 			err := m.CheckFault(f)
-			refused := (f == LockLoss || f == Failover) && (m == None || m == UpdateOnly || m == SkipLocked)
+			refused := (f == LockLoss || f == Failover) && (m == None || m == UpdateOnly || m == SkipLocked) ||
+				(f == NodeRestart || f == ClockJump) && !m.UsesLock()
 			if (err != nil) != refused {
 				t.Errorf("%s under %s: %v, want refused %v", m, f, err, refused)
 			}
+		}
+	}
+}
+
+// TestRedlockMatrix: every cell of the Redlock matrix races five nodes, and
+// lock-only is expected caught under each Redlock timeline.
+func TestRedlockMatrix(t *testing.T) {
+	unsafe := map[Fault]bool{}
+	for _, c := range Redlock() {
+		if c.Nodes != 5 {
+			t.Errorf("cell %s races %d nodes, want 5", c.Name, c.Nodes)
+		}
+		if c.Expected == Unsafe {
+			unsafe[c.Fault] = true
+		}
+	}
+	for _, f := range []Fault{NodeRestart, ClockJump, Pause} {
+		if !unsafe[f] {
+			t.Errorf("no cell expects %s to be caught", f)
 		}
 	}
 }
@@ -98,7 +119,16 @@ func TestParseMatrix(t *testing.T) {
 			{Name: "lock-plus-update/pause+extend+no-hint", Mode: LockPlusUpdate, Fault: Pause, Extend: true, NoHint: true, Expected: Safe},
 		}, ""},
 		{"no-hint without lock", "update-only none safe no-hint\n", nil, "no-hint needs a mode with a lock"},
-		{"option twice", "lock-only none safe extend extend\n", nil, `option "extend": want extend or no-hint, each at most once`},
+		{"option twice", "lock-only none safe extend extend\n", nil, `option "extend": want extend, no-hint or nodes=N, each at most once`},
+		{"nodes", "lock-only node-restart unsafe nodes=5\nfenced pause safe no-hint nodes=3\n", []Scenario{
+			{Name: "lock-only/node-restart+nodes=5", Mode: LockOnly, Fault: NodeRestart, Nodes: 5, Expected: Unsafe},
+			{Name: "fenced/pause+no-hint+nodes=3", Mode: Fenced, Fault: Pause, NoHint: true, Nodes: 3, Expected: Safe},
+		}, ""},
+		{"nodes without lock", "update-only none safe nodes=5\n", nil, "nodes=5 needs a mode with a lock"},
+		{"even nodes", "lock-only none safe nodes=4\n", nil, "want an odd number of Redis nodes"},
+		{"bad nodes", "lock-only none safe nodes=many\n", nil, `option "nodes=many"`},
+		{"quorum fault on one node", "lock-only clock-jump unsafe\n", nil, "the clock-jump fault strikes a node of a Redlock holder's majority: it needs 3 or more Redis nodes, got 1"},
+		{"quorum fault without lock", "redis-gate node-restart safe\n", nil, "mode redis-gate takes no lock"},
 		{"unknown option", "lock-only none safe fast\n", nil, `option "fast"`},
 		{"new modes", "skip-locked crash safe\nredis-gate lock-loss safe\ncounter-only failover unsafe\n", []Scenario{
 			{Name: "skip-locked/crash", Mode: SkipLocked, Fault: Crash, Expected: Safe},

@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	}
 	// The URLs come from the arguments or the environment: mask their
 	// passwords in everything printed from here on, flag errors included.
-	io = io.redacted(slices.Concat(args, []string{os.Getenv(envRedisURL), os.Getenv(envPGURL)})...)
+	io = io.redacted(withNodeURLs(slices.Concat(args, []string{os.Getenv(envRedisURL), os.Getenv(envPGURL)}))...)
 	if len(args) == 0 {
 		fmt.Fprint(io.err, usage())
 		return exitUsage

@@ -18,6 +18,9 @@ import (
 type raceFlags struct {
 	procs, goroutines, attempts, seats, pool int
 	redisPool                                int // Redis connections per worker process
+	// redisNodes is how many independent Redis nodes the lock is taken on
+	// (a Redlock when more than one).
+	redisNodes int
 	// lockTTL is the TTL every race uses when --lock-ttl is given; 0
 	// chooses per race (ttlFor).
 	lockTTL time.Duration
@@ -68,7 +71,9 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.StringVar(&f.stackKind, "stack", "auto", "where Redis and PostgreSQL come from: auto, external, docker or local")
 	// The URLs' defaults are read after parsing, so that usage text never
 	// shows them: they may hold passwords.
-	fs.StringVar(&f.redisURL, "redis-url", "", "Redis `URL` of an external stack (default $"+envRedisURL+")")
+	fs.StringVar(&f.redisURL, "redis-url", "", "Redis `URL` of an external stack, or one per node separated by commas with --redis-nodes (default $"+envRedisURL+")")
+	fs.IntVar(&f.redisNodes, "redis-nodes", 1, "independent Redis `nodes` the lock is taken on: more than one (odd) makes it a Redlock over a majority of them; "+
+		"the local stack starts them, an external one takes one --redis-url each")
 	fs.StringVar(&f.pgURL, "pg-url", "", "PostgreSQL `URL` of an external stack (default $"+envPGURL+")")
 	fs.BoolVar(&f.soldOutHint, "sold-out-hint", true, "lock waiters answer \"sold out\" once anyone was told so by the database, "+
 		"instead of queueing for the lock (--sold-out-hint=false: queue anyway)")
@@ -132,6 +137,7 @@ func (f *raceFlags) pauseFor(fault scenarios.Fault) time.Duration {
 // running stack and the command know (run id, servers, worker, progress).
 func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
 	sc.NoHint = sc.NoHint || !f.soldOutHint
+	sc = f.withNodes(sc)
 	o := driver.Options{
 		Scenario: sc,
 		Procs:    f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool, RedisPool: f.redisPool,
@@ -183,6 +189,9 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 		return err
 	}
 	if _, err := stack.ParseKind(f.stackKind); err != nil {
+		return err
+	}
+	if err := f.checkNodes(scns); err != nil {
 		return err
 	}
 	for _, sc := range scns {

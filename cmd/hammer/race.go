@@ -61,7 +61,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		return usageError(io, cmd.name, "%v", err)
 	}
 	defer out.discard() // only if nothing was saved in it
-	st, code := startStack(ctx, f, io)
+	st, code := startStack(ctx, f, scns, io)
 	if st == nil {
 		return code
 	}
@@ -94,13 +94,17 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 
 // startStack starts the servers the flags name; when it cannot, it says
 // why and returns the exit code.
-func startStack(ctx context.Context, f *raceFlags, io stdio) (*stack.Stack, int) {
+func startStack(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io stdio) (*stack.Stack, int) {
 	log := io.err
 	if f.quiet {
 		log = nil
 	}
 	kind, _ := stack.ParseKind(f.stackKind)
-	st, err := stack.Start(ctx, stack.Options{Kind: kind, RedisURL: f.redisURL, PGURL: f.pgURL, Log: log})
+	o := stack.Options{Kind: kind, PGURL: f.pgURL, RedisNodes: f.stackNodes(scns), Log: log}
+	if urls := f.redisURLs(); len(urls) > 0 {
+		o.RedisURL, o.RedisPeers = urls[0], urls[1:]
+	}
+	st, err := stack.Start(ctx, o)
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		if errors.Is(err, stack.ErrBadConfig) {
@@ -115,7 +119,7 @@ func startStack(ctx context.Context, f *raceFlags, io stdio) (*stack.Stack, int)
 // the servers were checked to hold them; when nothing can race, it says
 // why and returns nil and the exit code.
 func fit(ctx context.Context, cmd raceCommand, st *stack.Stack, races []driver.Options, io stdio) ([]driver.Options, []string, int) {
-	races, skipped := driver.Runnable(races, st.Kind)
+	races, skipped := driver.Runnable(races, st.Kind, len(st.RedisPeers)+1)
 	switch {
 	case len(skipped) > 0 && !cmd.skipUnrunnable:
 		return nil, nil, usageError(io, cmd.name, "%s", skipped[0])

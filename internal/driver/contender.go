@@ -125,7 +125,14 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		closeAll()
 		return nil, nil, err
 	}
-	inj, err := newInjector(cfg, rdb, w, res)
+	peers, closePeers, err := openPeers(ctx, cfg)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	closeMain := closeAll
+	closeAll = func() { closePeers(); closeMain() }
+	inj, err := newInjector(cfg, rdb, peers, w, res)
 	if err != nil {
 		closeAll()
 		return nil, nil, err
@@ -156,6 +163,7 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		Extend:   cfg.Extend,
 		World:    inj.world,
 		SoldOut:  hint,
+		Nodes:    universal(append([]*redis.Client{rdb}, peers...)),
 	}
 	if cfg.Fault != scenarios.NoFault {
 		deps.Faults = inj
@@ -171,7 +179,13 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 // worker process, as a replica of a service keeps, whose goroutines take
 // turns on cfg.RedisPool connections.
 func redisOptions(cfg workerConfig) (*redis.Options, error) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	return redisOptionsAt(cfg, cfg.RedisURL)
+}
+
+// redisOptionsAt are the options of the worker's client of the Redis at
+// rawURL: node 0, or another node of a Redlock.
+func redisOptionsAt(cfg workerConfig, rawURL string) (*redis.Options, error) {
+	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
 	}

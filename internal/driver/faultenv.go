@@ -41,7 +41,7 @@ func (e *faultEnv) coordinator(o Options, ws *fleet, cfg workerConfig) *fault.Co
 	return &fault.Coordinator{
 		PauseFor: o.PauseFor, LockTTL: o.LockTTL, LockKey: cfg.LockKey, StockKey: cfg.StockKey, Seats: o.Seats,
 		HolderKey: cfg.FaultKey,
-		RedisURL:  o.RedisURL, WatchRedisURL: e.servers.WatchRedisURL, Managed: o.Managed, Procs: ws,
+		RedisURL:  o.RedisURL, WatchRedisURL: e.servers.WatchRedisURL, RedisPeers: o.RedisPeers, Managed: o.Managed, Procs: ws,
 	}
 }
 

@@ -13,9 +13,10 @@ import (
 )
 
 // newLocker is the worker's lock client: in the modes with a lock, its
-// waiters wait in line and wake when the lock is released.
-func newLocker(cfg workerConfig, rdb *redis.Client) *redislock.Locker {
-	l := redislock.New(rdb, redislock.DefaultBackoff())
+// waiters wait in line and wake when the lock is released; with peers, the
+// lock is a Redlock over rdb (node 0) and them.
+func newLocker(cfg workerConfig, rdb *redis.Client, peers []*redis.Client) *redislock.Locker {
+	l := redislock.New(rdb, redislock.DefaultBackoff()).WithPeers(cmdables(peers)...)
 	if cfg.Mode.UsesLock() {
 		return l.WithHandoff(cfg.LockKey)
 	}

@@ -41,7 +41,7 @@ type injector struct {
 
 var _ strategy.Faults = (*injector)(nil)
 
-func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter, res *resumes) (*injector, error) {
+func newInjector(cfg workerConfig, rdb *redis.Client, peers []*redis.Client, rep *reporter, res *resumes) (*injector, error) {
 	f, err := fault.New(cfg.Fault)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func newInjector(cfg workerConfig, rdb *redis.Client, rep *reporter, res *resume
 	inj := &injector{
 		cfg:     cfg,
 		rdb:     rdb,
-		locker:  newLocker(cfg, rdb),
+		locker:  newLocker(cfg, rdb, peers),
 		rep:     rep,
 		fault:   f,
 		world:   &sync.RWMutex{},

@@ -54,6 +54,14 @@ type Options struct {
 	Managed *stack.Stack
 	// Plant names a broken variant the worker binary registered (tests only).
 	Plant string
+
+	// RedisPeers are the other Redis nodes of a lock taken as a Redlock
+	// over Scenario.Nodes nodes: nodes 1 to N-1, node 0 being RedisURL.
+	// Only the lock uses them; everything else hammer keeps in Redis (the
+	// sold-out hint, the fault's holder counter, the stock counter, the
+	// release announcements) stays on node 0. Empty for one node.
+	RedisPeers []string
+
 	// Contender names a kind of contender the worker binary offers in its
 	// Kit, and ContenderConfig is handed to it in every worker; empty
 	// races the built-in strategy of the scenario's mode.
@@ -137,15 +145,24 @@ func newRun(o Options) history.Run {
 		Name: o.Scenario.Name, Mode: o.Scenario.Mode, Procs: o.Procs, Goroutines: o.Goroutines,
 		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: o.Scenario.Fault,
 		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend, NoHint: o.Scenario.NoHint,
-		Rate: o.Rate, Duration: int64(o.Duration),
+		Rate: o.Rate, Duration: int64(o.Duration), RedisNodes: redlockNodes(o),
 	}
+}
+
+// redlockNodes is how many Redis nodes the race's lock is a Redlock over,
+// 0 when it is the lock on one Redis.
+func redlockNodes(o Options) int {
+	if len(o.RedisPeers) == 0 {
+		return 0
+	}
+	return len(o.RedisPeers) + 1
 }
 
 // newWorkerConfig is what every worker of the race is told.
 func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 	return workerConfig{
 		Run: o.Scenario.Name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
-		RedisURL: o.RedisURL, PGURL: o.PGURL, Schema: schema,
+		RedisURL: o.RedisURL, RedisPeers: o.RedisPeers, PGURL: o.PGURL, Schema: schema,
 		LockKey: o.Backend.LockKey(prefix), Sector: sectorID,
 		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, RedisPool: o.RedisPool, Seed: o.Seed,
 		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend, SoldOutHint: !o.Scenario.NoHint,

@@ -59,6 +59,7 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Folder, *la
 			continue
 		}
 		o.RunID, o.RedisURL, o.PGURL, o.Worker, o.Managed = p.RunID, st.RedisURL, st.PGURL, p.Worker, managed
+		o.RedisPeers = peersOn(st, o)
 		done := func() {}
 		if p.Track != nil {
 			o.OnAttempt, done = p.Track(o.Scenario.Name, o.Contenders())
@@ -86,16 +87,21 @@ func (p Plan) warn(run, msg string) {
 	}
 }
 
-// Runnable splits off the races a stack of this kind cannot run, saying
-// why for each.
-func Runnable(races []Options, kind stack.Kind) (run []Options, skipped []string) {
+// Runnable splits off the races a stack of this kind, with this many
+// Redis nodes, cannot run, saying why for each.
+func Runnable(races []Options, kind stack.Kind, redisNodes int) (run []Options, skipped []string) {
 	for _, o := range races {
-		if f := o.Scenario.Fault; f.NeedsManagedStack() && kind != stack.Local {
+		f := o.Scenario.Fault
+		switch {
+		case f.NeedsManagedStack() && kind != stack.Local:
 			skipped = append(skipped, fmt.Sprintf("%s: the %s fault needs a stack hammer manages (--stack local), not %s",
 				o.Scenario.Name, f, kind))
-			continue
+		case nodes(o) > redisNodes:
+			skipped = append(skipped, fmt.Sprintf("%s: its lock is taken on %d Redis nodes, and the stack has %d (--redis-nodes)",
+				o.Scenario.Name, nodes(o), redisNodes))
+		default:
+			run = append(run, o)
 		}
-		run = append(run, o)
 	}
 	return run, skipped
 }

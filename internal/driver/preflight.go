@@ -74,7 +74,7 @@ func CheckHost(opts []Options) error {
 	for _, o := range opts {
 		attempts = max(attempts, int64(o.Contenders())*int64(o.Scenario.Fault.Copies()))
 		contenders = max(contenders, int64(o.Procs)*int64(o.Goroutines)*int64(o.Scenario.Fault.Copies()))
-		fds = max(fds, o.withDefaults().RedisPool+o.PoolSize+fdsPerWorker)
+		fds = max(fds, o.withDefaults().RedisPool*nodes(o)+o.PoolSize+fdsPerWorker)
 	}
 	need := uint64(baseBytes) + uint64(attempts)*bytesPerAttempt + uint64(contenders)*bytesPerContender
 	if avail, ok := availableMemory(); ok && need > avail/10*8 {
@@ -83,7 +83,7 @@ func CheckHost(opts []Options) error {
 	}
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil && uint64(fds) > rl.Max {
-		return limitf("each worker process would open %d files and connections, but this host allows %d per process (ulimit -n); lower --redis-pool or --pool", fds, rl.Max)
+		return limitf("each worker process would open %d files and connections, but this host allows %d per process (ulimit -n); lower --redis-pool, --redis-nodes or --pool", fds, rl.Max)
 	}
 	return nil
 }

@@ -41,6 +41,9 @@ type workerConfig struct {
 	RedisPool  int            `json:"redis_pool"`
 	Seed       uint64         `json:"seed"`
 
+	// RedisPeers are the other nodes of a Redlock (see Options.RedisPeers).
+	RedisPeers []string `json:"redis_peers,omitempty"`
+
 	Fault  scenarios.Fault `json:"fault,omitempty"`
 	Extend bool            `json:"extend,omitempty"`
 	// SoldOutHint turns on the sold-out hint in the modes with a lock.

@@ -208,5 +208,5 @@ func cleanup(o Options, schema, prefix string) error {
 	if pgErr != nil {
 		pgErr = fmt.Errorf("clean-up left schema %s: %w", schema, pgErr)
 	}
-	return errors.Join(pgErr, redisErr)
+	return errors.Join(append([]error{pgErr, redisErr}, cleanupPeers(ctx, o, prefix)...)...)
 }

@@ -79,6 +79,8 @@ func registry() map[scenarios.Fault]func() Injector {
 		scenarios.SlowRelease: func() Injector { return &slowRelease{} },
 		scenarios.NetDelay:    func() Injector { return &netDelay{} },
 		scenarios.Partition:   func() Injector { return &partition{} },
+		scenarios.NodeRestart: func() Injector { return &nodeRestart{} },
+		scenarios.ClockJump:   func() Injector { return &clockJump{} },
 	}
 }
 
@@ -154,6 +156,10 @@ type Coordinator struct {
 	// RedisURL is Redis as the coordinator reaches it; WatchRedisURL as
 	// the workers do (see Servers).
 	RedisURL, WatchRedisURL string
+	// RedisPeers are the other nodes of a lock taken as a Redlock (nodes
+	// 1 to N-1, node 0 being RedisURL), as everyone reaches them; empty
+	// for a lock on one Redis.
+	RedisPeers []string
 	// Managed is the stack when hammer started the servers, nil otherwise.
 	Managed *stack.Stack
 	// Procs are the race's worker processes.

@@ -100,13 +100,16 @@ func (q *quorum) acquire(ctx context.Context, key, fenceKey string, ttl time.Dur
 	late := actx.Err() != nil && ctx.Err() == nil
 	cancel()
 	lease := Lease{Key: key, Token: token, Until: start.Add(ttl - Drift(ttl))}
+	won := 0
 	for i, n := range granted {
 		if errs[i] == nil && n > 0 {
-			lease.Nodes = append(lease.Nodes, i)
-			lease.Fence = max(lease.Fence, n)
+			won++
+			if fenceKey != "" {
+				lease.Fence = max(lease.Fence, n)
+			}
 		}
 	}
-	if len(lease.Nodes) >= Quorum(len(q.nodes)) && time.Now().Before(lease.Until) {
+	if won >= Quorum(len(q.nodes)) && time.Now().Before(lease.Until) {
 		return lease, true, nil
 	}
 	q.giveBack(ctx, lease, granted, errs)

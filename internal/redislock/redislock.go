@@ -95,11 +95,9 @@ type Lease struct {
 	Key   string
 	Token string
 	Fence int64
-	// Nodes are the nodes that granted a Redlock (see WithPeers), a
-	// majority; Until is when its validity ends by this process's clock:
-	// the acquisition's start plus the TTL less the clock drift allowed
-	// for. Both are zero for a lock on one Redis.
-	Nodes []int
+	// Until is when a Redlock's validity (see WithPeers) ends by this
+	// process's clock: the acquisition's start plus the TTL less the
+	// clock drift allowed for; zero for a lock on one Redis.
 	Until time.Time
 }
 

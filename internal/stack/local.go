@@ -79,15 +79,16 @@ func startLocalBins(ctx context.Context, o Options, bins localBins) (*Stack, err
 		}
 		return nil, unavailablef("local stack: %w", err)
 	}
-	return &Stack{
-		Kind:       Local,
-		RedisURL:   redisURL(l.redisPort),
-		RedisPeers: l.peerURLs(),
+	st := &Stack{
+		Kind:     Local,
+		RedisURL: redisURL(l.redisPort),
 		PGURL:    fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", pgUser, l.pgPort, pgDatabase),
 		Notes:    []string{localNote},
 		stop:     l.close,
 		local:    l,
-	}, nil
+	}
+	st.RedisPeers = l.peerURLs()
+	return st, nil
 }
 
 // start runs the steps of startLocalBins, with nodes Redis servers; l.close

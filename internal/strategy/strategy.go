@@ -97,6 +97,13 @@ type Deps struct {
 	// SoldOut is the sector's sold-out hint; nil turns it off. Only the
 	// modes with a lock use it.
 	SoldOut *SoldOutHint
+
+	// Nodes are the clients of every Redis node the lock is taken on,
+	// node 0 (Redis) first: one for the lock on one Redis, N for a lock
+	// over N nodes (--redis-nodes). A lock library that takes a client
+	// per node takes them all (redsync.New with goredis.NewPool of each);
+	// hammer's own lock has them in Locker.
+	Nodes []redis.UniversalClient
 }
 
 // New returns the contender of a mode.

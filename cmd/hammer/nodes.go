@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// redisURLs are the Redis URLs of an external stack: --redis-url (or
+// $HAMMER_REDIS_URL) split at commas, one URL per Redis node, node 0
+// first; nil when none is given.
+func (f *raceFlags) redisURLs() []string {
+	if strings.TrimSpace(f.redisURL) == "" {
+		return nil
+	}
+	urls := strings.Split(f.redisURL, ",")
+	for i, u := range urls {
+		urls[i] = strings.TrimSpace(u)
+	}
+	return urls
+}
+
+// external reports whether the flags ask for an external stack: its kind,
+// or auto with URLs given.
+func (f *raceFlags) external() bool {
+	kind, _ := stack.ParseKind(f.stackKind)
+	return kind == stack.External || kind == stack.Auto && f.redisURL != "" && f.pgURL != ""
+}
+
+// checkNodes validates --redis-nodes and the URLs of an external stack's
+// nodes for the scenarios they will race: an odd number of nodes, one URL
+// per node, a fault that strikes a Redlock's majority on enough nodes, and
+// no Redlock for a service, whose lock is its own.
+func (f *raceFlags) checkNodes(scns []scenarios.Scenario) error {
+	urls := f.redisURLs()
+	kind, _ := stack.ParseKind(f.stackKind)
+	switch {
+	case f.redisNodes < 1 || f.redisNodes%2 == 0:
+		return fmt.Errorf("--redis-nodes must be odd and at least 1 (a majority of an even number of nodes survives no more failures than of one fewer), got %d", f.redisNodes)
+	case f.target.file != nil && f.redisNodes > 1:
+		return fmt.Errorf("--redis-nodes races hammer's own lock over several Redis nodes; a --target service takes its own lock")
+	case f.external() && slices.Contains(urls, ""):
+		return fmt.Errorf("--redis-url lists an empty URL: give one URL per Redis node, separated by commas")
+	case f.external() && len(urls) != f.redisNodes:
+		return fmt.Errorf("--redis-url lists %s for --redis-nodes %d: give one URL per node, separated by commas",
+			plural(len(urls), "1 Redis URL", fmt.Sprintf("%d Redis URLs", len(urls))), f.redisNodes)
+	case kind == stack.Docker && f.redisNodes > 1:
+		return fmt.Errorf("--redis-nodes %d needs --stack local or external: a docker stack runs one Redis", f.redisNodes)
+	}
+	for _, sc := range scns {
+		if err := f.withNodes(sc).CheckNodes(); err != nil {
+			return fmt.Errorf("%w (set --redis-nodes)", err)
+		}
+	}
+	return nil
+}
+
+// withNodes is sc raced on --redis-nodes Redis nodes, unless it says how
+// many itself (a matrix cell's nodes=N), named after them.
+func (f *raceFlags) withNodes(sc scenarios.Scenario) scenarios.Scenario {
+	if sc.Nodes == 0 && f.redisNodes > 1 && sc.Mode.UsesLock() {
+		sc.Nodes = f.redisNodes
+		return sc.Named()
+	}
+	return sc
+}
+
+// stackNodes is how many Redis nodes the stack needs: one per URL of an
+// external stack (cells that need more are not run), else --redis-nodes
+// or the most a scenario takes its lock on.
+func (f *raceFlags) stackNodes(scns []scenarios.Scenario) int {
+	if f.external() {
+		return len(f.redisURLs())
+	}
+	n := f.redisNodes
+	for _, sc := range scns {
+		n = max(n, sc.Nodes)
+	}
+	return n
+}
+
+// withNodeURLs is args with each comma-separated piece added: the URL of
+// each Redis node of a --redis-url list, whose passwords must be masked
+// too (the whole list is kept as well, for a password with a comma).
+func withNodeURLs(args []string) []string {
+	out := slices.Clone(args)
+	for _, a := range args {
+		if strings.Contains(a, ",") {
+			out = append(out, strings.Split(a, ",")...)
+		}
+	}
+	return out
+}
