@@ -43,6 +43,7 @@ func plants() map[string]driver.Plant {
 			c.Sell = unlockedSeatSell(d.Store)
 		},
 		"host-stall": stallThirdSale,
+		"redsync":    redsyncPlant,
 		"lock-per-process": func(c *strategy.Contender, d strategy.Deps) {
 			l := redisLock(d)
 			l.Key = fmt.Sprintf("%s:proc:%d", l.Key, os.Getpid())

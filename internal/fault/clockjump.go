@@ -53,7 +53,7 @@ func (clockJump) Strike(ctx context.Context, c *Coordinator, t *Target) (string,
 // holder's token (a waiter may have set its own there at once).
 func awaitGone(ctx context.Context, m *majority, n int) error {
 	for range 100 {
-		if !slices.Contains(m.holding(ctx, m.token), n) {
+		if !slices.Contains(holders(m.spread(ctx), m.token), n) {
 			return nil
 		}
 		if !Sleep(ctx, time.Millisecond) {

@@ -72,18 +72,11 @@ func narrow(ctx context.Context, c *Coordinator) (*majority, error) {
 		}
 		m.nodes = append(m.nodes, rdb)
 	}
-	token, err := m.locker().Holder(ctx, m.key)
-	switch {
-	case err != nil:
-		return m, fmt.Errorf("read the lock on every node: %w", err)
-	case token == "":
+	m.token, m.held = m.majorityHolder(ctx)
+	if m.token == "" {
 		return m, errors.New("no token held the lock on a majority of the nodes when the holder was struck")
 	}
-	m.token, m.held = token, m.holding(ctx, token)
 	q := redislock.Quorum(len(m.nodes))
-	if len(m.held) < q {
-		return m, fmt.Errorf("the holder's token was on %s, not a majority, when it was struck", nodeList(m.held))
-	}
 	m.kept, m.cut = m.held[:q], m.held[q:]
 	m.victim = m.kept[q-1]
 	if m.victim == 0 {
@@ -91,28 +84,44 @@ func narrow(ctx context.Context, c *Coordinator) (*majority, error) {
 	}
 	for _, n := range m.cut {
 		l := redislock.New(m.nodes[n], redislock.DefaultBackoff())
-		if _, err := l.Release(ctx, redislock.Lease{Key: m.key, Token: token}); err != nil {
+		if _, err := l.Release(ctx, redislock.Lease{Key: m.key, Token: m.token}); err != nil {
 			return m, fmt.Errorf("take the holder's key from node %d: %w", n, err)
 		}
 	}
 	return m, nil
 }
 
-// locker is a Redlock client over every node.
-func (m *majority) locker() *redislock.Locker {
-	peers := make([]redis.Cmdable, 0, len(m.nodes)-1)
-	for _, n := range m.nodes[1:] {
-		peers = append(peers, n)
+// spread reads the lock key on every node: its value on each, "" where it
+// is missing or cannot be read.
+func (m *majority) spread(ctx context.Context) []string {
+	values := make([]string, len(m.nodes))
+	for i, n := range m.nodes {
+		values[i], _ = n.Get(ctx, m.key).Result()
 	}
-	return redislock.New(m.nodes[0], redislock.DefaultBackoff()).WithPeers(peers...)
+	return values
 }
 
-// holding returns the nodes whose lock key holds token, in order (a node
-// that cannot be read counts as not holding it).
-func (m *majority) holding(ctx context.Context, token string) []int {
+// majorityHolder reads the lock key on every node once and returns the
+// token a majority holds and the nodes holding it, in order; "" and none
+// when no token holds a majority.
+func (m *majority) majorityHolder(ctx context.Context) (string, []int) {
+	values := m.spread(ctx)
+	for _, v := range values {
+		if v == "" {
+			continue
+		}
+		if on := holders(values, v); len(on) >= redislock.Quorum(len(m.nodes)) {
+			return v, on
+		}
+	}
+	return "", nil
+}
+
+// holders returns the nodes whose value is token.
+func holders(values []string, token string) []int {
 	var out []int
-	for i, n := range m.nodes {
-		if v, err := n.Get(ctx, m.key).Result(); err == nil && v == token {
+	for i, v := range values {
+		if v == token {
 			out = append(out, i)
 		}
 	}
@@ -128,11 +137,9 @@ func (m *majority) awaitNewHolder(ctx context.Context, c *Coordinator) string {
 		return n
 	}
 	before := counted()
-	l := m.locker()
 	deadline := time.Now().Add(min(10*c.LockTTL, newHolderWait))
 	for time.Now().Before(deadline) {
-		if h, err := l.Holder(ctx, m.key); err == nil && h != "" && h != m.token {
-			on := m.holding(ctx, h)
+		if h, on := m.majorityHolder(ctx); h != "" && h != m.token {
 			Sleep(ctx, 20*time.Millisecond) // let the new holder read before the old one writes
 			return fmt.Sprintf("another contender took the lock on a majority (%s), then the old holder went on", nodeList(on))
 		}
