@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hammer-load/hammer/internal/redact"
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/scenarios"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestRedisNodes: --redis-url lists one URL per node, --redis-nodes sets
@@ -41,4 +46,48 @@ func TestRedisNodes(t *testing.T) {
 	if got := r.String("node pw-one, node pw-two"); got != "node xxxxx, node xxxxx" {
 		t.Errorf("masked %q: a node's password shows", got)
 	}
+}
+
+// TestRedlockOnExternalNodes races a Redlock over three external Redis
+// nodes given as one comma-separated --redis-url: clock-jump catches
+// lock-only (exit 1) and leaves no key on any node; node-restart, which
+// restarts a node, is refused before anything starts (exit 2).
+func TestRedlockOnExternalNodes(t *testing.T) {
+	st := stacktest.Redlock(t, 3)
+	urls := strings.Join(append([]string{st.RedisURL}, st.RedisPeers[:2]...), ",")
+	ext := []string{"--stack", "external", "--redis-nodes", "3", "--redis-url", urls, "--pg-url", st.PGURL}
+	failsBeforeAnything(t, st, append([]string{"run", "--mode", "lock-only", "--fault", "node-restart"}, ext...), exitUsage,
+		"the node-restart fault needs a stack hammer manages (--stack local), not external")
+	nodes := strings.Split(urls, ",")
+	before := make([]int, len(nodes))
+	for i, u := range nodes {
+		before[i] = hammerKeys(t, u)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	args := append([]string{"run", "--mode", "lock-only", "--fault", "clock-jump", "--procs", "2", "--goroutines", "50", "--seats", "20",
+		"--quiet", "--out", dir}, ext...)
+	if code, stdout, stderr := hammer(t, args...); code != exitFail || !strings.Contains(stdout, "lock-only/clock-jump+nodes=3") {
+		t.Fatalf("exit %d, want %d; stdout: %s; stderr: %s", code, exitFail, stdout, stderr)
+	}
+	for i, u := range nodes {
+		if after := hammerKeys(t, u); after != before[i] {
+			t.Errorf("node %d: %d hammer keys before the run, %d after", i, before[i], after)
+		}
+	}
+}
+
+// hammerKeys counts the keys under hammer: on the Redis at rawURL.
+func hammerKeys(t *testing.T, rawURL string) int {
+	t.Helper()
+	opt, err := redis.ParseURL(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	keys, err := rdb.Keys(context.Background(), "hammer:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(keys)
 }
