@@ -21,10 +21,10 @@ type majority struct {
 	key   string
 	token string // the struck holder's
 	held  []int  // the nodes that held its token when it was struck
-	// kept is the bare majority left to it (node 0 always among them:
-	// the node that also keeps the hint and the fault's counter), cut
-	// the nodes its key was taken from, victim the node of kept the fault
-	// strikes (never node 0).
+	// kept is the bare majority left to it, the first N/2+1 nodes it
+	// held; cut the nodes its key was taken from; victim the node of kept
+	// the fault strikes, the last: never node 0, which also keeps the
+	// hint and the fault's counter.
 	kept, cut []int
 	victim    int
 }
@@ -78,10 +78,7 @@ func narrow(ctx context.Context, c *Coordinator) (*majority, error) {
 	}
 	q := redislock.Quorum(len(m.nodes))
 	m.kept, m.cut = m.held[:q], m.held[q:]
-	m.victim = m.kept[q-1]
-	if m.victim == 0 {
-		return m, fmt.Errorf("the holder held node 0 alone of its majority")
-	}
+	m.victim = m.kept[q-1] // q >= 2 and kept is in order: never node 0
 	for _, n := range m.cut {
 		l := redislock.New(m.nodes[n], redislock.DefaultBackoff())
 		if _, err := l.Release(ctx, redislock.Lease{Key: m.key, Token: m.token}); err != nil {

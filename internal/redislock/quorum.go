@@ -32,8 +32,8 @@ type quorum struct {
 
 // WithPeers returns a Locker whose lock is a Redlock over the Locker's own
 // Redis (node 0) and peers (nodes 1 to N-1): a lock is held on a majority
-// of the N nodes. Everything else (the release announcements of handoff,
-// DeleteAll) stays on node 0, and a release is never passed to a waiter in
+// of the N nodes. The release announcements of handoff stay on node 0,
+// and a release is never passed to a waiter in
 // its own round trip: it is announced, and the waiters try for a majority
 // themselves. Without peers it returns l.
 func (l *Locker) WithPeers(peers ...redis.Cmdable) *Locker {
@@ -198,13 +198,4 @@ func (l *Locker) releaseQuorum(ctx context.Context, lease Lease) (bool, error) {
 		q.wake()
 	}
 	return ours, err
-}
-
-// Nodes is how many Redis nodes the Locker's lock is taken on: 1, or N
-// for a Redlock (WithPeers).
-func (l *Locker) Nodes() int {
-	if l.quorum == nil {
-		return 1
-	}
-	return len(l.quorum.nodes)
 }
