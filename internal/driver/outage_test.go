@@ -76,10 +76,12 @@ func TestRedisKilledMidRace(t *testing.T) {
 func TestPostgresStoppedMidRace(t *testing.T) {
 	st := stacktest.Private(t)
 	o := onStack(options(t, scenarios.LockPlusUpdate), st)
-	o.Goroutines, o.Seats = 100, 200
+	o.Goroutines, o.Attempts, o.Seats = 100, 4, 800 // never sold out: runs well past the kill
 	o.ReadBackWait = time.Second
 	pid := postmasterPID(t, st.PGURL)
-	o.OnGo = after(50*time.Millisecond, func() { _ = syscall.Kill(pid, syscall.SIGQUIT) })
+	// Well after the go signal (sent 50 ms ahead of it): a health ping in
+	// flight when PostgreSQL goes dates the outage from its own start.
+	o.OnGo = after(200*time.Millisecond, func() { _ = syscall.Kill(pid, syscall.SIGQUIT) })
 	res, err := driver.Race(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Race: %v", err)
