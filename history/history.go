@@ -173,6 +173,11 @@ type Run struct {
 	// RedisNodes is how many Redis nodes the lock was a Redlock over (a
 	// majority of them made a holder); 0 for the lock on one Redis.
 	RedisNodes int `json:"redis_nodes,omitempty"`
+	// Lock names the lock the contenders took in a mode with a lock:
+	// hammer's own ("hammer"), or a lock library ("redsync",
+	// "redislock"); empty in a mode without one, and in folders written
+	// before hammer raced libraries (hammer's own, then).
+	Lock scenarios.Lock `json:"lock,omitempty"`
 	// Rate and Duration describe an open-model run (attempts per second
 	// for Duration ns); zero for the closed model, where every contender
 	// fires at the go signal.

@@ -16,7 +16,7 @@ func TestRedact(t *testing.T) {
 		"Manifest.Schema", "Manifest.RunID", "Manifest.Command", "Manifest.Stack",
 		"Manifest.Env.Hammer", "Manifest.Env.Revision", "Manifest.Env.Go", "Manifest.Env.Redis",
 		"Manifest.Env.PostgreSQL", "Manifest.Env.Fsync",
-		"Manifest.Runs[].Name", "Manifest.Runs[].Mode", "Manifest.Runs[].Expected", "Manifest.Runs[].Fault",
+		"Manifest.Runs[].Name", "Manifest.Runs[].Mode", "Manifest.Runs[].Expected", "Manifest.Runs[].Fault", "Manifest.Runs[].Lock",
 		"Records.Attempts[].Run", "Records.Attempts[].Mode", "Records.Attempts[].RequestID", "Records.Attempts[].Outcome",
 		"Records.Sales[].Run", "Records.Sales[].RequestID", "Records.Sales[].Worker",
 		"Records.Sectors[].Run",

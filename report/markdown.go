@@ -10,6 +10,7 @@ import (
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/latency"
+	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
 
@@ -39,6 +40,18 @@ func writeMarkdown(w io.Writer, s Summary, charts []folder.Chart, pages map[stri
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
+}
+
+// libraries are the lock libraries the folder's runs took instead of
+// hammer's own lock, in the order the runs name them.
+func libraries(s Summary) []scenarios.Lock {
+	var out []scenarios.Lock
+	for _, r := range s.Runs {
+		if r.Lock.Library() && !slices.Contains(out, r.Lock) {
+			out = append(out, r.Lock)
+		}
+	}
+	return out
 }
 
 // headline is the one-line verdict of the whole folder.
@@ -103,6 +116,9 @@ func writeManifest(b *strings.Builder, s Summary) {
 		r := s.Runs[0]
 		row("processes × goroutines", fmt.Sprintf("%d × %d", r.Procs, r.Goroutines))
 		row("seats", fmt.Sprint(r.Seats))
+	}
+	for _, l := range libraries(s) {
+		row("lock library", fmt.Sprintf("%s (%s): the runs named `+%s`", l, l.Module(), l))
 	}
 	if e.Target != "" {
 		row("service", fmt.Sprintf("%s, %s", e.Target, plural(e.Replicas, "replica")))

@@ -41,8 +41,11 @@ type Summary struct {
 
 // RunSummary is one run's line of the verdict table, with its evidence.
 type RunSummary struct {
-	Name       string         `json:"name"`
-	Mode       scenarios.Mode `json:"mode"`
+	Name string         `json:"name"`
+	Mode scenarios.Mode `json:"mode"`
+	// Lock is the lock the contenders took in a mode with a lock
+	// (history.Run.Lock): "hammer", "redsync" or "redislock".
+	Lock       scenarios.Lock `json:"lock,omitempty"`
 	Procs      int            `json:"procs"`
 	Goroutines int            `json:"goroutines"`
 	Contenders int            `json:"contenders"`
@@ -135,7 +138,7 @@ func Build(f *folder.Folder, verdicts []verify.RunVerdict, exitCode int) Summary
 func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set) RunSummary {
 	st := measure(rv.Run, attempts)
 	rs := RunSummary{
-		Name: rv.Run.Name, Mode: rv.Run.Mode, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
+		Name: rv.Run.Name, Mode: rv.Run.Mode, Lock: rv.Run.Lock, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
 		Contenders: st.Contenders, Seats: rv.Run.Seats,
 		Sold: rv.Verdict.Sold, Oversold: rv.Verdict.Oversold, LedgerUnread: rv.Verdict.LedgerUnread, Verdict: rv.Verdict.Status,
 		Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,

@@ -37,7 +37,7 @@ func embedded(name, text string) []Scenario {
 }
 
 // ParseMatrix reads a matrix file: one cell per line, "mode fault expect
-// [extend] [no-hint] [nodes=N]", blank lines and # comments ignored.
+// [extend] [no-hint] [nodes=N] [lock=NAME]", blank lines and # comments ignored.
 // Errors name the line.
 func ParseMatrix(r io.Reader) ([]Scenario, error) {
 	cells, err := parseMatrix(r, ParseMode)
@@ -60,8 +60,8 @@ func ParseVariantMatrix(r io.Reader, variants []string) ([]Scenario, error) {
 		return "", fmt.Errorf("unknown variant %q (want one of %s)", s, strings.Join(variants, ", "))
 	})
 	for _, c := range cells {
-		if c.Extend || c.NoHint || c.Nodes > 0 {
-			return nil, fmt.Errorf("cell %s: extend, no-hint and nodes work on hammer's own lock only, not a service's", c.Name)
+		if c.Extend || c.NoHint || c.Nodes > 0 || c.Lock != "" {
+			return nil, fmt.Errorf("cell %s: extend, no-hint, nodes= and lock= work on hammer's own strategies only, not a service's", c.Name)
 		}
 	}
 	return cells, err
@@ -99,7 +99,7 @@ func parseMatrix(r io.Reader, parseMode func(string) (Mode, error)) ([]Scenario,
 
 func parseCell(fields []string, parseMode func(string) (Mode, error)) (Scenario, error) {
 	if len(fields) < 3 {
-		return Scenario{}, fmt.Errorf("want \"mode fault expect [extend] [no-hint] [nodes=N]\", got %d fields", len(fields))
+		return Scenario{}, fmt.Errorf("want \"mode fault expect [extend] [no-hint] [nodes=N] [lock=NAME]\", got %d fields", len(fields))
 	}
 	mode, err := parseMode(fields[0])
 	if err != nil {
@@ -115,24 +115,41 @@ func parseCell(fields []string, parseMode func(string) (Mode, error)) (Scenario,
 	}
 	cell := Scenario{Mode: mode, Fault: fault, Expected: expect}
 	for _, opt := range fields[3:] {
-		nodes, isNodes := strings.CutPrefix(opt, "nodes=")
-		switch {
-		case opt == "extend" && !cell.Extend:
-			cell.Extend = true
-		case opt == "no-hint" && !cell.NoHint:
-			cell.NoHint = true
-		case isNodes && cell.Nodes == 0:
-			n, err := strconv.Atoi(nodes)
-			if err != nil || n < 1 {
-				return Scenario{}, fmt.Errorf("option %q: want nodes=N with N a count of Redis nodes", opt)
-			}
-			cell.Nodes = n
-		default:
-			return Scenario{}, fmt.Errorf("option %q: want extend, no-hint or nodes=N, each at most once", opt)
+		if err := cell.setOption(opt); err != nil {
+			return Scenario{}, err
 		}
 		if !mode.UsesLock() {
 			return Scenario{}, fmt.Errorf("%s needs a mode with a lock, not %s", opt, mode)
 		}
 	}
+	if err := cell.Lock.CheckMode(mode); err != nil {
+		return Scenario{}, err
+	}
 	return cell.Named(), nil
+}
+
+// setOption sets the option a matrix line names after its expectation.
+func (s *Scenario) setOption(opt string) error {
+	name, lock, isLock := strings.Cut(opt, "=") // lock: the value of lock= or nodes=
+	switch {
+	case opt == "extend" && !s.Extend:
+		s.Extend = true
+	case opt == "no-hint" && !s.NoHint:
+		s.NoHint = true
+	case isLock && name == "lock" && s.Lock == "" && lock != "":
+		l, err := ParseLock(lock)
+		if err != nil {
+			return fmt.Errorf("option %q: %w", opt, err)
+		}
+		s.Lock = l
+	case isLock && name == "nodes" && s.Nodes == 0:
+		n, err := strconv.Atoi(lock)
+		if err != nil || n < 1 {
+			return fmt.Errorf("option %q: want nodes=N with N a count of Redis nodes", opt)
+		}
+		s.Nodes = n
+	default:
+		return fmt.Errorf("option %q: want extend, no-hint, nodes=N or lock=NAME, each at most once", opt)
+	}
+	return nil
 }

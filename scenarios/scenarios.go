@@ -120,11 +120,15 @@ type Scenario struct {
 	// mean the single-node lock. Everything else kept in Redis stays on
 	// node 0; only the modes with a lock use the other nodes.
 	Nodes    int
+	// Lock is the lock of a mode with a lock: "" or HammerLock for
+	// hammer's own, or a lock library (see Lock.CheckMode for where one
+	// can race).
+	Lock     Lock
 	Expected Expectation
 }
 
 // CellName names a scenario of a matrix: "mode", "mode/fault", and
-// "+extend" and "+no-hint" after it for those options.
+// "+extend" after it for that option (Named adds the others).
 func CellName(m Mode, f Fault, extend bool) string {
 	name := string(m)
 	if f != NoFault {
@@ -136,9 +140,10 @@ func CellName(m Mode, f Fault, extend bool) string {
 	return name
 }
 
-// Named returns s named after its mode, fault and options (no-hint and
-// nodes only where the mode has a lock, the only place they work):
-// "lock-only/node-restart+nodes=5".
+// Named returns s named after its mode, fault and options: "+extend",
+// "+no-hint", "+nodes=N" and "+" and the lock library, the last three only
+// where the mode has a lock, the only place they work
+// ("lock-only/pause+redsync", "lock-only/node-restart+nodes=5").
 func (s Scenario) Named() Scenario {
 	s.Name = CellName(s.Mode, s.Fault, s.Extend)
 	if s.NoHint && s.Mode.UsesLock() {
@@ -146,6 +151,9 @@ func (s Scenario) Named() Scenario {
 	}
 	if s.Nodes > 1 && s.Mode.UsesLock() {
 		s.Name += fmt.Sprintf("+nodes=%d", s.Nodes)
+	}
+	if l := s.LockName(); l.Library() {
+		s.Name += "+" + string(l)
 	}
 	return s
 }

@@ -119,7 +119,7 @@ func TestParseMatrix(t *testing.T) {
 			{Name: "lock-plus-update/pause+extend+no-hint", Mode: LockPlusUpdate, Fault: Pause, Extend: true, NoHint: true, Expected: Safe},
 		}, ""},
 		{"no-hint without lock", "update-only none safe no-hint\n", nil, "no-hint needs a mode with a lock"},
-		{"option twice", "lock-only none safe extend extend\n", nil, `option "extend": want extend, no-hint or nodes=N, each at most once`},
+		{"option twice", "lock-only none safe extend extend\n", nil, `option "extend": want extend, no-hint, nodes=N or lock=NAME, each at most once`},
 		{"nodes", "lock-only node-restart unsafe nodes=5\nfenced pause safe no-hint nodes=3\n", []Scenario{
 			{Name: "lock-only/node-restart+nodes=5", Mode: LockOnly, Fault: NodeRestart, Nodes: 5, Expected: Unsafe},
 			{Name: "fenced/pause+no-hint+nodes=3", Mode: Fenced, Fault: Pause, NoHint: true, Nodes: 3, Expected: Safe},

@@ -35,8 +35,11 @@ type raceFlags struct {
 	redisURL, pgURL   string
 	keep, quiet       bool
 	soldOutHint       bool
-	lockTTLSet        bool // --lock-ttl was given
-	target            targetFlags
+	// lockArg is --lock as given, lock the lock it names.
+	lockArg    string
+	lock       scenarios.Lock
+	lockTTLSet bool // --lock-ttl was given
+	target     targetFlags
 }
 
 // loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
@@ -77,6 +80,8 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.StringVar(&f.pgURL, "pg-url", "", "PostgreSQL `URL` of an external stack (default $"+envPGURL+")")
 	fs.BoolVar(&f.soldOutHint, "sold-out-hint", true, "lock waiters answer \"sold out\" once anyone was told so by the database, "+
 		"instead of queueing for the lock (--sold-out-hint=false: queue anyway)")
+	fs.StringVar(&f.lockArg, "lock", string(scenarios.HammerLock), "`lock` of the modes with a lock: "+lockNames(" or ")+
+		" (a library races lock-only and lock-plus-update; fenced needs hammer's fencing tokens)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
 	f.target.register(fs)
@@ -96,6 +101,11 @@ func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool)
 		return code, false
 	}
 	f.lockTTLSet = isSet(fs, "lock-ttl")
+	lock, err := scenarios.ParseLock(f.lockArg)
+	if err != nil {
+		return usageError(io, command(fs), "--lock: %v", err), false
+	}
+	f.lock = lock
 	if !isSet(fs, "redis-url") {
 		f.redisURL = os.Getenv(envRedisURL)
 	}

@@ -34,6 +34,10 @@ type raceCommand struct {
 // results folder, prints the verdict table and returns the exit code.
 // Whatever stops it before the race leaves no results folder.
 func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenarios.Scenario, io stdio) int {
+	scns, err := f.withLock(scns)
+	if err != nil {
+		return usageError(io, cmd.name, "%v", err)
+	}
 	if err := f.check(scns); err != nil {
 		return usageError(io, cmd.name, "%v", err)
 	}

@@ -40,7 +40,11 @@ func runCmd(ctx context.Context, args []string, io stdio) int {
 	if err := m.CheckFault(flt); err != nil && f.target.file == nil {
 		return usageError(io, "run", "%v", err)
 	}
-	sc := scenarios.Scenario{Mode: m, Fault: flt, Extend: *extend, NoHint: !f.soldOutHint}.Named()
+	lock, err := f.runLock(m)
+	if err != nil {
+		return usageError(io, "run", "%v", err)
+	}
+	sc := scenarios.Scenario{Mode: m, Fault: flt, Extend: *extend, NoHint: !f.soldOutHint, Lock: lock}.Named()
 	return raceAll(ctx, raceCommand{name: "run"}, &f, []scenarios.Scenario{sc}, io)
 }
 

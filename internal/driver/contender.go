@@ -137,6 +137,12 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		closeAll()
 		return nil, nil, err
 	}
+	nodes := universal(append([]*redis.Client{rdb}, peers...))
+	lock, err := newLock(cfg, nodes)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
 	var hint *strategy.SoldOutHint
 	if cfg.Mode.UsesLock() {
 		if cfg.SoldOutHint {
@@ -163,7 +169,8 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		Extend:   cfg.Extend,
 		World:    inj.world,
 		SoldOut:  hint,
-		Nodes:    universal(append([]*redis.Client{rdb}, peers...)),
+		Nodes:    nodes,
+		Lock:     lock,
 	}
 	if cfg.Fault != scenarios.NoFault {
 		deps.Faults = inj

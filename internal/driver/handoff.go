@@ -12,30 +12,28 @@ import (
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
-// newLocker is the worker's lock client: in the modes with a lock, its
-// waiters wait in line and wake when the lock is released; with peers, the
-// lock is a Redlock over rdb (node 0) and them.
-func newLocker(cfg workerConfig, rdb *redis.Client, peers []*redis.Client) *redislock.Locker {
-	l := redislock.New(rdb, redislock.DefaultBackoff()).WithPeers(cmdables(peers)...)
-	if cfg.Mode.UsesLock() {
-		return l.WithHandoff(cfg.LockKey)
-	}
-	return l
-}
-
 // soldOutKey is the Redis key, and channel, of the sector's sold-out hint.
 func soldOutKey(cfg workerConfig) string { return cfg.LockKey + ":sold-out" }
 
 // listen subscribes the worker, before the go signal, to the releases of
-// the lock and, if hint is not nil, to the sold-out hint, and hands what
-// arrives to locker and hint. The subscription is one connection per
-// worker, reconnected by the client if it drops; what it misses is found
-// by polling (releases) or by reading the hint's key (sold out). stop
-// closes it.
+// hammer's own lock (with handoff) and, if hint is not nil, to the
+// sold-out hint, and hands what arrives to locker and hint. The
+// subscription is one connection per worker, reconnected by the client if
+// it drops; what it misses is found by polling (releases) or by reading
+// the hint's key (sold out). stop closes it; with nothing to listen to,
+// there is none.
 func listen(ctx context.Context, cfg workerConfig, rdb *redis.Client, locker *redislock.Locker, hint *strategy.SoldOutHint) (stop func(), err error) {
-	channels := []string{redislock.ReleasedChannel(cfg.LockKey)}
+	var channels []string
+	released := ""
+	if handoff(cfg) {
+		released = redislock.ReleasedChannel(cfg.LockKey)
+		channels = append(channels, released)
+	}
 	if hint != nil {
 		channels = append(channels, hint.Channel())
+	}
+	if len(channels) == 0 {
+		return func() {}, nil
 	}
 	ps := rdb.Subscribe(ctx, channels...)
 	for range channels {
@@ -55,7 +53,7 @@ func listen(ctx context.Context, cfg workerConfig, rdb *redis.Client, locker *re
 			case err != nil:
 				// The next ReceiveMessage reconnects; meanwhile waiters poll.
 				time.Sleep(10 * time.Millisecond)
-			case m.Channel == channels[0]:
+			case m.Channel == released:
 				locker.Wake(cfg.LockKey)
 			case hint != nil:
 				hint.Heard()

@@ -144,7 +144,7 @@ func newRun(o Options) history.Run {
 	return history.Run{
 		Name: o.Scenario.Name, Mode: o.Scenario.Mode, Procs: o.Procs, Goroutines: o.Goroutines,
 		Seats: o.Seats, Expected: o.Scenario.Expected, Fault: o.Scenario.Fault,
-		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend, NoHint: o.Scenario.NoHint,
+		LockTTL: int64(o.LockTTL), Extend: o.Scenario.Extend, NoHint: o.Scenario.NoHint, Lock: o.Scenario.LockName(),
 		Rate: o.Rate, Duration: int64(o.Duration), RedisNodes: redlockNodes(o),
 	}
 }
@@ -165,7 +165,7 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		RedisURL: o.RedisURL, RedisPeers: o.RedisPeers, PGURL: o.PGURL, Schema: schema,
 		LockKey: o.Backend.LockKey(prefix), Sector: sectorID,
 		LockTTL: o.LockTTL, LockWait: o.LockWait, PoolSize: o.PoolSize, RedisPool: o.RedisPool, Seed: o.Seed,
-		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend, SoldOutHint: !o.Scenario.NoHint,
+		Fault: o.Scenario.Fault, Extend: o.Scenario.Extend, SoldOutHint: !o.Scenario.NoHint, Lock: o.Scenario.LockName(),
 		FenceKey: prefix + "fence:sector:" + fmt.Sprint(sectorID), FaultKey: prefix + "fault:holders",
 		StockKey: stockKey(o.Backend, prefix),
 		Schedule: fault.Schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),

@@ -47,8 +47,11 @@ type workerConfig struct {
 	Fault  scenarios.Fault `json:"fault,omitempty"`
 	Extend bool            `json:"extend,omitempty"`
 	// SoldOutHint turns on the sold-out hint in the modes with a lock.
-	SoldOutHint bool   `json:"sold_out_hint,omitempty"`
-	FenceKey    string `json:"fence_key"`
+	SoldOutHint bool `json:"sold_out_hint,omitempty"`
+	// Lock names the lock of the modes with a lock; "" (or hammer) is
+	// hammer's own, anything else a lock library (internal/locks).
+	Lock     scenarios.Lock `json:"lock,omitempty"`
+	FenceKey string         `json:"fence_key"`
 	// StockKey is the stock counter of a mode that admits through one,
 	// empty otherwise.
 	StockKey string `json:"stock_key,omitempty"`

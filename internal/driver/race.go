@@ -19,6 +19,9 @@ import (
 // run at all (setup failed); trouble during the race is reported in
 // Result.Run.Incomplete instead, so the verdict becomes unknown.
 func Race(ctx context.Context, o Options) (res *Result, err error) {
+	if err := o.Scenario.Lock.CheckMode(o.Scenario.Mode); err != nil {
+		return nil, err
+	}
 	o = o.withDefaults()
 	name := o.Scenario.Name
 	schema := inventory.SchemaName(o.RunID, name)

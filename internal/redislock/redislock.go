@@ -99,6 +99,9 @@ type Lease struct {
 	// process's clock: the acquisition's start plus the TTL less the
 	// clock drift allowed for; zero for a lock on one Redis.
 	Until time.Time
+	// Held is a lock library's own handle of the lock, which its release
+	// and extension go through (internal/locks); nil for hammer's lock.
+	Held any
 }
 
 // TryAcquire makes one SET NX PX attempt. ok is false when someone else

@@ -104,12 +104,22 @@ type Deps struct {
 	// per node takes them all (redsync.New with goredis.NewPool of each);
 	// hammer's own lock has them in Locker.
 	Nodes []redis.UniversalClient
+
+	// Lock, if set, is the lock of the modes with a lock: a lock library
+	// (internal/locks) instead of hammer's own. Mode fenced takes
+	// hammer's own whatever is given: only it hands out fencing tokens
+	// (scenarios.Lock.CheckMode refuses a library there).
+	Lock Lock
 }
 
 // New returns the contender of a mode.
 func New(mode scenarios.Mode, d Deps) *Contender {
 	c := &Contender{Mode: mode, Sector: d.Sector, Faults: d.Faults, World: d.World}
-	lock := &RedisLock{Locker: d.Locker, Key: d.LockKey, TTL: d.LockTTL, Wait: d.LockWait}
+	own := &RedisLock{Locker: d.Locker, Key: d.LockKey, TTL: d.LockTTL, Wait: d.LockWait}
+	var lock Lock = own
+	if d.Lock != nil {
+		lock = d.Lock
+	}
 	switch mode {
 	case scenarios.None:
 		c.Sell = d.Store.SellReadWrite
@@ -120,8 +130,8 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 	case scenarios.LockPlusUpdate:
 		c.Lock, c.Sell = lock, d.Store.SellAtomic
 	case scenarios.Fenced:
-		lock.FenceKey = d.FenceKey
-		c.Lock, c.Sell = lock, d.Store.SellFenced
+		own.FenceKey = d.FenceKey
+		c.Lock, c.Sell = own, d.Store.SellFenced
 	case scenarios.SkipLocked:
 		c.Sell = d.Store.SellSkipLocked
 	case scenarios.RedisGate:
@@ -133,7 +143,10 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 		c.ExtendEvery = d.LockTTL / 3
 	}
 	if c.Lock != nil {
-		c.SoldOut, lock.SoldOut = d.SoldOut, d.SoldOut
+		// A library's waiters learn of a sold-out sector from the
+		// contender alone: before they try, and while they wait (the
+		// hint ends their wait's context).
+		c.SoldOut, own.SoldOut = d.SoldOut, d.SoldOut
 	}
 	return c
 }

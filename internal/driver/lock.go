@@ -1,0 +1,35 @@
+package driver
+
+import (
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/locks"
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/strategy"
+)
+
+// newLocker is the worker's client of hammer's own lock: in the modes
+// with a lock, unless a lock library takes its place, its waiters wait in
+// line and wake when the lock is released; with peers, the lock is a
+// Redlock over rdb (node 0) and them.
+func newLocker(cfg workerConfig, rdb *redis.Client, peers []*redis.Client) *redislock.Locker {
+	l := redislock.New(rdb, redislock.DefaultBackoff()).WithPeers(cmdables(peers)...)
+	if handoff(cfg) {
+		return l.WithHandoff(cfg.LockKey)
+	}
+	return l
+}
+
+// handoff reports whether the race's waiters wait in line for hammer's
+// own lock and are woken by its releases: a lock library's waiters poll
+// the way the library does.
+func handoff(cfg workerConfig) bool { return cfg.Mode.UsesLock() && !cfg.Lock.Library() }
+
+// newLock is the lock library the race names, over the worker's Redis
+// client of every node (node 0 first); nil for hammer's own lock, which strategy.New builds.
+func newLock(cfg workerConfig, nodes []redis.UniversalClient) (strategy.Lock, error) {
+	if err := cfg.Lock.CheckMode(cfg.Mode); err != nil || !cfg.Lock.Library() {
+		return nil, err
+	}
+	return locks.New(cfg.Lock, nodes, locks.Settings{Key: cfg.LockKey, TTL: cfg.LockTTL, Wait: cfg.LockWait})
+}

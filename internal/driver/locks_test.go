@@ -1,0 +1,53 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/scenarios"
+	"github.com/hammer-load/hammer/verify"
+)
+
+// TestLockLibraries races each lock library behind hammer's modes at the
+// gate's sizes: a holder paused past its TTL lets a second holder in, so
+// lock-only oversells; lock-plus-update's conditional UPDATE keeps the
+// ledger right whatever the lock does.
+func TestLockLibraries(t *testing.T) {
+	for _, lock := range []scenarios.Lock{scenarios.Redsync, scenarios.Redislock} {
+		for _, tt := range []struct {
+			mode scenarios.Mode
+			want scenarios.Expectation
+		}{
+			{scenarios.LockOnly, scenarios.Unsafe},
+			{scenarios.LockPlusUpdate, scenarios.Safe},
+		} {
+			cell := scenarios.Scenario{Mode: tt.mode, Fault: scenarios.Pause, Lock: lock, Expected: tt.want}.Named()
+			t.Run(cell.Name, func(t *testing.T) {
+				res, err := driver.Race(context.Background(), gateOptions(t, cell))
+				if err != nil {
+					t.Fatalf("Race: %v", err)
+				}
+				v := check(res)
+				if ok, reason := verify.Expect(v, cell.Expected); !ok {
+					t.Errorf("%s", reason)
+				}
+				if res.Run.Lock != lock || len(res.Faults) == 0 {
+					t.Errorf("run record: lock %q, %d faults; want lock %q and the pauses", res.Run.Lock, len(res.Faults), lock)
+				}
+			})
+		}
+	}
+}
+
+// TestLockLibraryRefused: a library is refused, before anything starts,
+// in a mode without a lock and in fenced, which needs fencing tokens.
+func TestLockLibraryRefused(t *testing.T) {
+	for _, mode := range []scenarios.Mode{scenarios.UpdateOnly, scenarios.Fenced} {
+		o := options(t, mode)
+		o.Scenario.Lock = scenarios.Redsync
+		if _, err := driver.Race(context.Background(), o); err == nil {
+			t.Errorf("mode %s with redsync raced; want it refused", mode)
+		}
+	}
+}
