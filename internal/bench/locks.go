@@ -6,76 +6,59 @@ import (
 	"fmt"
 	"time"
 
-	bsmlock "github.com/bsm/redislock"
-	"github.com/go-redsync/redsync/v4"
-	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hammer-load/hammer/internal/locks"
+	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
-// redsyncLock is redsync with its defaults: 32 tries, a random 50–250 ms
-// delay between them, an 8 s expiry.
-type redsyncLock struct {
-	rs  *redsync.Redsync
-	key string
+// The settings of the lock libraries in the bench's races, through the
+// adapters hammer races them with (internal/locks): redsync keeps its
+// defaults, its 8 s expiry included (32 tries, a random 50–250 ms delay
+// between them); bsm/redislock gets its linear retry (locks.RedislockRetry),
+// hammer's lock TTL and hammer's lock wait, so that it waits as long as
+// hammer's contenders do and only its retry policy differs. redsync's
+// tries end long before the wait does.
+const (
+	redsyncExpiry = 8 * time.Second
+	bsmTTL        = scenarios.StallProofTTL
+	libraryWait   = time.Minute // hammer's default --lock-wait
+)
+
+// libraryLock is a lock library as a bench contender uses it.
+type libraryLock struct {
+	name string
+	lock strategy.Lock
 }
 
 // newRedsync is the lockFactory of redsync.
 func newRedsync(rdb *redis.Client, key string) raceLock {
-	return redsyncLock{rs: redsync.New(goredis.NewPool(rdb)), key: key}
-}
-
-func (l redsyncLock) acquire(ctx context.Context) (func(context.Context) error, error) {
-	m := l.rs.NewMutex(l.key)
-	if err := m.LockContext(ctx); err != nil {
-		var taken *redsync.ErrTaken
-		var nodeTaken *redsync.ErrNodeTaken
-		if errors.Is(err, redsync.ErrFailed) || errors.As(err, &taken) || errors.As(err, &nodeTaken) {
-			return nil, fmt.Errorf("redsync: %w", errGaveUp)
-		}
-		return nil, fmt.Errorf("redsync lock: %w", err)
-	}
-	return func(ctx context.Context) error {
-		ok, err := m.UnlockContext(ctx)
-		if err == nil && !ok {
-			err = errors.New("redsync unlock: lock no longer ours")
-		}
-		return err
-	}, nil
-}
-
-// bsmRetry and bsmWait are bsm/redislock's settings: its default is to
-// try once and give up, which turns a race for 100 seats into a race for
-// the first free moment of the lock, so the sector would not sell out.
-// It gets the linear 10 ms retry of its own examples and hammer's lock wait
-// and TTL, so that it waits as long as hammer's contenders do.
-const (
-	bsmRetry = 10 * time.Millisecond
-	bsmWait  = time.Minute // hammer's default --lock-wait
-	bsmTTL   = scenarios.StallProofTTL
-)
-
-// bsmLock is bsm/redislock with a linear 10 ms retry for up to bsmWait.
-type bsmLock struct {
-	client *bsmlock.Client
-	key    string
+	s := locks.Settings{Key: key, TTL: redsyncExpiry, Wait: libraryWait}
+	return libraryLock{name: "redsync", lock: locks.NewRedsync([]redis.UniversalClient{rdb}, s)}
 }
 
 // newBSM is the lockFactory of bsm/redislock.
 func newBSM(rdb *redis.Client, key string) raceLock {
-	return bsmLock{client: bsmlock.New(rdb), key: key}
+	s := locks.Settings{Key: key, TTL: bsmTTL, Wait: libraryWait}
+	return libraryLock{name: "bsm/redislock", lock: locks.NewRedislock(rdb, s)}
 }
 
-func (l bsmLock) acquire(ctx context.Context) (func(context.Context) error, error) {
-	wctx, cancel := context.WithTimeout(ctx, bsmWait)
-	defer cancel()
-	lock, err := l.client.Obtain(wctx, l.key, bsmTTL, &bsmlock.Options{RetryStrategy: bsmlock.LinearBackoff(bsmRetry)})
+// acquire takes the lock, or says that the library gave up (errGaveUp).
+func (l libraryLock) acquire(ctx context.Context) (func(context.Context) error, error) {
+	lease, err := l.lock.Acquire(ctx, nil, nil)
 	switch {
-	case errors.Is(err, bsmlock.ErrNotObtained), ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-		return nil, fmt.Errorf("bsm/redislock: %w", errGaveUp)
+	case errors.Is(err, redislock.ErrTimeout):
+		return nil, fmt.Errorf("%s: %w", l.name, errGaveUp)
 	case err != nil:
-		return nil, fmt.Errorf("bsm/redislock obtain: %w", err)
+		return nil, fmt.Errorf("%s lock: %w", l.name, err)
 	}
-	return lock.Release, nil
+	return func(ctx context.Context) error {
+		ours, err := l.lock.Release(ctx, lease)
+		if err == nil && !ours {
+			err = fmt.Errorf("%s unlock: lock no longer ours", l.name)
+		}
+		return err
+	}, nil
 }
