@@ -6,7 +6,7 @@ NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build load gate gate-redlock gate-repeat bench test vet services examples load-service gate-service up down clean
+.PHONY: all build load gate gate-redlock gate-locks gate-repeat bench test vet services examples load-service gate-service up down clean
 
 all: build
 
@@ -29,6 +29,14 @@ gate: build services
 ## (node-restart, clock-jump, pause); node-restart needs the local stack
 gate-redlock: build services
 	./$(BIN) gate --matrix scenarios/redlock.matrix --stack local $(ARGS)
+
+## gate-locks: hammer's lock, redsync and bsm/redislock crossed with the faults (scenarios/locks.matrix)
+## into results/gate-locks, then the README's table of which lock survives which fault
+## (scripts/locks-table.sh); exits non-zero when the gate did
+gate-locks: build services
+	rm -rf results/gate-locks
+	./$(BIN) gate --matrix scenarios/locks.matrix --out results/gate-locks $(ARGS); code=$$?; \
+	if [ -f results/gate-locks/summary.json ]; then echo; scripts/locks-table.sh results/gate-locks; fi; exit $$code
 
 ## gate-repeat: run the gate N times and check every run exits 0 with the same verdicts;
 ## HOG=2 runs two CPU busy loops beside it (a shared CI runner)
