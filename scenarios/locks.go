@@ -86,3 +86,13 @@ func (s Scenario) LockName() Lock {
 	}
 	return s.Lock
 }
+
+// CheckNodes reports whether the lock can be taken over nodes Redis nodes:
+// hammer's own lock and redsync take a majority of them (Redlock),
+// bsm/redislock works on one Redis only.
+func (l Lock) CheckNodes(nodes int) error {
+	if l == Redislock && nodes > 1 {
+		return fmt.Errorf("%s works on one Redis node, not a Redlock over %d", l, nodes)
+	}
+	return nil
+}

@@ -122,6 +122,9 @@ func parseCell(fields []string, parseMode func(string) (Mode, error)) (Scenario,
 			return Scenario{}, fmt.Errorf("%s needs a mode with a lock, not %s", opt, mode)
 		}
 	}
+	if err := cell.Lock.CheckNodes(cell.Nodes); err != nil {
+		return Scenario{}, err
+	}
 	if err := cell.Lock.CheckMode(mode); err != nil {
 		return Scenario{}, err
 	}

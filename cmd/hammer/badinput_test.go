@@ -60,6 +60,7 @@ func TestBadInput(t *testing.T) {
 			want: "hammer records at most 2147483647 per race"},
 		{name: "more requests than memory", args: []string{"run", "--mode", "none", "--rate", "1e8", "--duration", "1s"}, want: "of memory"},
 		{name: "unknown stack", args: []string{"load", "--stack", "kubernetes"}, want: "unknown stack kind"},
+		{name: "redislock over nodes", args: []string{"run", "--mode", "lock-only", "--lock", "redislock", "--redis-nodes", "3"}, want: "--lock redislock works on one Redis node, not a Redlock over 3"},
 		{name: "even redis nodes", args: []string{"run", "--mode", "lock-only", "--redis-nodes", "4"}, want: "--redis-nodes must be odd and at least 1"},
 		{name: "zero redis nodes", args: []string{"gate", "--redis-nodes", "0"}, want: "survives no more failures than of one fewer), got 0"},
 		{name: "quorum fault on one node", args: []string{"run", "--mode", "lock-only", "--fault", "node-restart"},

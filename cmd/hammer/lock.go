@@ -30,6 +30,9 @@ func (f *raceFlags) withLock(scns []scenarios.Scenario) ([]scenarios.Scenario, e
 	if !f.lock.Library() {
 		return scns, nil
 	}
+	if err := f.lock.CheckNodes(f.redisNodes); err != nil {
+		return nil, fmt.Errorf("--lock %w", err)
+	}
 	if f.target.file != nil {
 		return nil, fmt.Errorf("--lock %s chooses the lock of hammer's own strategies; a --target service takes its own lock", f.lock)
 	}
@@ -56,6 +59,9 @@ func (f *raceFlags) runLock(m scenarios.Mode) (scenarios.Lock, error) {
 		return "", nil // a --target service is refused by withLock
 	}
 	if err := f.lock.CheckMode(m); err != nil {
+		return "", fmt.Errorf("--lock %w", err)
+	}
+	if err := f.lock.CheckNodes(f.redisNodes); err != nil {
 		return "", fmt.Errorf("--lock %w", err)
 	}
 	return f.lock, nil
