@@ -119,7 +119,7 @@ type Scenario struct {
 	// Redlock over a majority of them when more than one (odd). 0 and 1
 	// mean the single-node lock. Everything else kept in Redis stays on
 	// node 0; only the modes with a lock use the other nodes.
-	Nodes    int
+	Nodes int
 	// Lock is the lock of a mode with a lock: "" or HammerLock for
 	// hammer's own, or a lock library (see Lock.CheckMode for where one
 	// can race).
