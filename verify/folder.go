@@ -44,6 +44,7 @@ func RunInput(run history.Run, r history.Records) Input {
 		NoCounter:         run.NoCounter,
 		Mode:              run.Mode,
 		Fault:             run.Fault,
+		Lock:              run.Lock,
 		LockTTL:           time.Duration(run.LockTTL),
 		Extend:            run.Extend,
 		Attempts:          r.Attempts,

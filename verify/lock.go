@@ -148,10 +148,13 @@ func (x *index) stuckLock() []Violation {
 	if timedOut == 0 || unsold <= 0 {
 		return nil
 	}
+	why := "a lock that never expired, or a --lock-wait too short for the queue"
+	if x.in.Lock.Library() {
+		why = fmt.Sprintf("a lock that never expired, or %s's own retry budget, or a --lock-wait, too short for the queue", x.in.Lock)
+	}
 	return []Violation{{Check: CheckStuckLock, Detail: fmt.Sprintf(
-		"%s gave up waiting for the lock while %d of %d seats were still unsold "+
-			"(a lock that never expired, or a --lock-wait too short for the queue)",
-		plural(timedOut, "contender", "contenders"), unsold, x.in.Seats)}}
+		"%s gave up waiting for the lock while %d of %d seats were still unsold (%s)",
+		plural(timedOut, "contender", "contenders"), unsold, x.in.Seats, why)}}
 }
 
 // ms renders nanoseconds as milliseconds.

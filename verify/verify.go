@@ -87,6 +87,9 @@ type Input struct {
 	Mode scenarios.Mode
 	// Fault is the injected fault, empty for none.
 	Fault scenarios.Fault
+	// Lock is the lock the contenders took: a lock library gives up on
+	// its own retry budget, which the stories name.
+	Lock scenarios.Lock
 	// LockTTL is the lock's time to live, for the stories; Extend tells
 	// whether holders kept extending it.
 	LockTTL time.Duration

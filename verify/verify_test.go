@@ -354,6 +354,12 @@ func TestCheck(t *testing.T) {
 			wantSummary: "invalid: stuck-lock (6 contenders gave up waiting for the lock while 6 of 10 seats were still unsold (a lock that never expired, or a --lock-wait too short for the queue))",
 		},
 		{
+			name:        "stuck-lock-of-a-library",
+			in:          new(race).sold(1, 4).refused(6, history.LockTimeout).input(10, 10, 6).with(func(in *Input) { in.Lock = "redsync" }),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: stuck-lock (6 contenders gave up waiting for the lock while 6 of 10 seats were still unsold (a lock that never expired, or redsync's own retry budget, or a --lock-wait, too short for the queue))",
+		},
+		{
 			name: "duplicate-copies-are-one-request",
 			in: new(race).sold(1, 2).attempt("p0-g0", history.Rejected, 0).
 				input(2, 2, 0).with(func(in *Input) { in.Attempts[2].Try = 1; in.Fault = "duplicate" }),
