@@ -76,10 +76,13 @@ func (e *faultEnv) startWindow(ctx context.Context, o Options, goAt int64) {
 	}()
 }
 
-// windowDelay is when, after the go signal, a fault's window starts: a few
-// milliseconds in, with the first sales in flight, varied by the seed.
+// windowDelay is when, after the go signal, a fault's window starts: a
+// millisecond or a few in, with the first sales in flight, varied by the
+// seed. Not later: with the lock passed from holder to waiter in one round
+// trip, a gate-sized race (20 seats) can sell out within 10 ms, and a
+// window that opens after the last sale sees no contention.
 func windowDelay(seed uint64) time.Duration {
-	return 5*time.Millisecond + time.Duration(seed%10)*time.Millisecond
+	return time.Millisecond + time.Duration(seed%5)*time.Millisecond
 }
 
 // windowEvents waits for the fault's window to end and returns its event
