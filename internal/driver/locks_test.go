@@ -6,7 +6,6 @@ import (
 
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/scenarios"
-	"github.com/hammer-load/hammer/verify"
 )
 
 // TestLockLibraries races each lock library behind hammer's modes at the
@@ -24,14 +23,7 @@ func TestLockLibraries(t *testing.T) {
 		} {
 			cell := scenarios.Scenario{Mode: tt.mode, Fault: scenarios.Pause, Lock: lock, Expected: tt.want}.Named()
 			t.Run(cell.Name, func(t *testing.T) {
-				res, err := driver.Race(context.Background(), gateOptions(t, cell))
-				if err != nil {
-					t.Fatalf("Race: %v", err)
-				}
-				v := check(res)
-				if ok, reason := verify.Expect(v, cell.Expected); !ok {
-					t.Errorf("%s", reason)
-				}
+				res := raceExpect(t, gateOptions(t, cell), cell.Expected)
 				if res.Run.Lock != lock || len(res.Faults) == 0 {
 					t.Errorf("run record: lock %q, %d faults; want lock %q and the pauses", res.Run.Lock, len(res.Faults), lock)
 				}

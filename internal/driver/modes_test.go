@@ -9,7 +9,6 @@ import (
 
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/scenarios"
-	"github.com/hammer-load/hammer/verify"
 )
 
 // TestSeatAndStockModes races the modes that keep seat rows or a stock
@@ -65,14 +64,7 @@ func TestStockLossOnExternalRedis(t *testing.T) {
 			cell := gateCell(t, name)
 			o := gateOptions(t, cell)
 			o.Managed = nil
-			res, err := driver.Race(context.Background(), o)
-			if err != nil {
-				t.Fatalf("Race: %v", err)
-			}
-			v := check(res)
-			if ok, reason := verify.Expect(v, cell.Expected); !ok {
-				t.Errorf("%s", reason)
-			}
+			res := raceExpect(t, o, cell.Expected)
 			if len(res.Faults) != 1 || !strings.Contains(res.Faults[0].Detail, "hammer set it back to its full stock of 20") {
 				t.Errorf("faults %+v; want one that set the counter back", res.Faults)
 			}

@@ -70,13 +70,7 @@ func (l *Redsync) Release(ctx context.Context, lease redislock.Lease) (bool, err
 		return false, err
 	}
 	ours, err := m.UnlockContext(ctx)
-	if ours {
-		return true, nil
-	}
-	if notOurs(err) {
-		return false, nil
-	}
-	return false, fmt.Errorf("redsync unlock: %w", err)
+	return held("unlock", ours, err)
 }
 
 // Extend resets the lease's expiry with the Mutex's ExtendContext; false
@@ -87,13 +81,20 @@ func (l *Redsync) Extend(ctx context.Context, lease redislock.Lease) (bool, erro
 		return false, err
 	}
 	ours, err := m.ExtendContext(ctx)
-	if ours {
+	return held("extend", ours, err)
+}
+
+// held maps what UnlockContext or ExtendContext said onto Release's and
+// Extend's answer: true when done, false when the key held another token
+// or none, else the error, named after op.
+func held(op string, ours bool, err error) (bool, error) {
+	switch {
+	case ours:
 		return true, nil
-	}
-	if notOurs(err) {
+	case notOurs(err):
 		return false, nil
 	}
-	return false, fmt.Errorf("redsync extend: %w", err)
+	return false, fmt.Errorf("redsync %s: %w", op, err)
 }
 
 // mutex is the Mutex a lease of Redsync holds.
