@@ -205,10 +205,29 @@ type Run struct {
 	// the race; empty when it was. No check that needs the ledger is made
 	// on a run whose ledger was not read.
 	LedgerUnread string `json:"ledger_unread,omitempty"`
+	// Agents are the agents the race's workers ran on, by process number
+	// (worker p on Agents[p]); empty when they were child processes of
+	// the coordinator.
+	Agents []Agent `json:"agents,omitempty"`
 	// Outages are the spans during which Redis or PostgreSQL did not
 	// answer hammer's health checks, from the go signal until the ledger
 	// was read back.
 	Outages []Outage `json:"outages,omitempty"`
+}
+
+// Agent is a host a race's worker ran on, and its clock against the
+// coordinator's as estimated just before the race: every instant in the
+// run's records is on the coordinator's clock, the agent's having been
+// moved by Offset, true to within ±Uncertainty.
+type Agent struct {
+	Index int    `json:"index"`
+	Host  string `json:"host"`
+	Addr  string `json:"addr"`
+	// Offset is the agent's clock minus the coordinator's, in ns.
+	Offset      int64 `json:"offset_ns"`
+	Uncertainty int64 `json:"offset_uncertainty_ns"`
+	// RTT is the round trip of the ping the estimate rests on.
+	RTT int64 `json:"rtt_ns"`
 }
 
 // Outage is a span during which a server did not answer, or came back as

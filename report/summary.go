@@ -69,6 +69,9 @@ type RunSummary struct {
 	// PeakInFlight is the most attempts in flight at once, across all
 	// processes: how many contenders the start really had racing together.
 	PeakInFlight int `json:"peak_in_flight"`
+	// Agents are the agents the run's workers ran on, by process; absent
+	// when they were the coordinator's child processes.
+	Agents []AgentSummary `json:"agents,omitempty"`
 	// ElapsedMs is from the go signal to the last attempt's answer.
 	ElapsedMs float64 `json:"elapsed_ms"`
 	// SelloutMs is null when the sector never sold out.
@@ -146,7 +149,7 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
 		StartSkewMs: ms(st.StartSkew), PeakInFlight: st.PeakInFlight, ElapsedMs: ms(st.Elapsed),
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
-		Floor: physicalFloor(rv.Run, st), Checkers: rv.Verdict.Checkers,
+		Floor: physicalFloor(rv.Run, st), Checkers: rv.Verdict.Checkers, Agents: agentSummaries(rv.Run, attempts),
 	}
 	if rv.Linearization.CanVisualize() {
 		rs.linearization = &rv.Linearization

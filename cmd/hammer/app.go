@@ -36,11 +36,14 @@ type stdio struct {
 	secrets *redact.Redactor
 }
 
-// redacted returns io with out and err masking the passwords of the given
-// URLs. Each Write is masked on its own, so a message must be written in
+// redacted returns io with out and err masking the given secrets and the
+// passwords of the given URLs. Each Write is masked on its own, so a message must be written in
 // one piece (fmt.Fprintf, a bar redraw) for a password in it to be masked.
-func (io stdio) redacted(urls ...string) stdio {
-	r := redact.URLs(urls...)
+func (io stdio) redacted(secrets []string, urls ...string) stdio {
+	for _, u := range urls {
+		secrets = append(secrets, redact.Secrets(u)...)
+	}
+	r := redact.Passwords(secrets...)
 	io.out, io.err, io.secrets = r.Writer(io.out), r.Writer(io.err), r
 	return io
 }
@@ -60,6 +63,7 @@ Usage:
   hammer verify DIR                re-verify a results folder offline
   hammer report DIR                rebuild summary, charts and report.md of a results folder
   hammer report --compare A B      B against A side by side; exit 0 none worse, 1 a run got worse, 3 cannot tell
+  hammer agent --join HOST:PORT    a worker host for run|load|gate --agents N (see "More than one machine")
 
 %s
 %s
@@ -74,11 +78,11 @@ func run(ctx context.Context, args []string, io stdio) int {
 	if len(args) > 0 && args[0] == workerCommand {
 		// A worker speaks the driver's protocol on stdout and gets its URLs
 		// on stdin; the coordinator masks whatever it reports.
-		return workerCmd(ctx, io)
+		return workerCmd(ctx, args[1:], io)
 	}
 	// The URLs come from the arguments or the environment: mask their
 	// passwords in everything printed from here on, flag errors included.
-	io = io.redacted(withNodeURLs(slices.Concat(args, []string{os.Getenv(envRedisURL), os.Getenv(envPGURL)}))...)
+	io = io.redacted(tokens(args), withNodeURLs(slices.Concat(args, []string{os.Getenv(envRedisURL), os.Getenv(envPGURL)}))...)
 	if len(args) == 0 {
 		fmt.Fprint(io.err, usage())
 		return exitUsage
@@ -90,6 +94,8 @@ func run(ctx context.Context, args []string, io stdio) int {
 		return loadCmd(ctx, rest, io)
 	case "gate":
 		return gateCmd(ctx, rest, io)
+	case "agent":
+		return agentCmd(ctx, rest, io)
 	case "verify":
 		return verifyCmd(rest, io)
 	case "report":

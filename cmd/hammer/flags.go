@@ -40,6 +40,7 @@ type raceFlags struct {
 	lock       scenarios.Lock
 	lockTTLSet bool // --lock-ttl was given
 	target     targetFlags
+	agents     agentFlags
 }
 
 // loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
@@ -85,6 +86,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
 	f.target.register(fs)
+	f.agents.register(fs)
 }
 
 // Environment variables that name the servers of an external stack when
@@ -113,6 +115,9 @@ func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool)
 		f.pgURL = os.Getenv(envPGURL)
 	}
 	if err := f.target.load(); err != nil {
+		return usageError(io, command(fs), "%v", err), false
+	}
+	if err := f.agents.check(fs, f); err != nil {
 		return usageError(io, command(fs), "%v", err), false
 	}
 	return 0, true

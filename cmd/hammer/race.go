@@ -12,6 +12,7 @@ import (
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/latency"
@@ -65,11 +66,25 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		return usageError(io, cmd.name, "%v", err)
 	}
 	defer out.discard() // only if nothing was saved in it
+	var agents []*agent.Agent
+	if f.agents.n > 0 {
+		var code int
+		if agents, code = f.agents.join(ctx, io); agents == nil {
+			return code
+		}
+		defer closeAgents(agents)
+	}
 	st, code := startStack(ctx, f, scns, io)
 	if st == nil {
 		return code
 	}
 	defer st.Close()
+	if err := checkReach(agents, append([]string{st.RedisURL, st.PGURL}, st.RedisPeers...)...); err != nil {
+		return usageError(io, cmd.name, "%v", err)
+	}
+	for i := range races {
+		races[i].Agents = agents
+	}
 	races, skipped, code := fit(ctx, cmd, st, races, io)
 	if races == nil {
 		return code

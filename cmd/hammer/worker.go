@@ -2,17 +2,28 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/target"
 )
 
-// workerCmd is the hidden subcommand the coordinator starts in each worker
-// process; it speaks the driver's protocol on stdin and stdout. A Ctrl-C
-// reaches the workers too (they share the terminal's process group), but
-// only the coordinator decides when a race stops: it kills the workers.
-func workerCmd(ctx context.Context, io stdio) int {
+// workerCmd is the hidden subcommand the coordinator (or an agent) starts
+// in each worker process; it speaks the driver's protocol on stdin and
+// stdout. A Ctrl-C reaches the workers too (they share the terminal's
+// process group), but only the coordinator decides when a race stops: it
+// kills the workers. --clock-offset comes from an agent playing a host
+// whose clock is off (tests).
+func workerCmd(ctx context.Context, args []string, io stdio) int {
+	fs := flag.NewFlagSet("hammer "+workerCommand, flag.ContinueOnError)
+	offset := fs.Duration("clock-offset", 0, "play a host whose clock reads this much ahead")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(io.err, "hammer %s: %v\n", workerCommand, err)
+		return exitUsage
+	}
 	return driver.WorkerMain(context.WithoutCancel(ctx), io.in, io.out, driver.Kit{
-		Contenders: map[string]driver.Connect{target.Kind: target.Connect},
+		Contenders:  map[string]driver.Connect{target.Kind: target.Connect},
+		ClockOffset: *offset,
 	})
 }

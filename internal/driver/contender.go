@@ -59,6 +59,10 @@ type Kit struct {
 	// Plants are broken variants of the built-in strategies, by the name
 	// Options.Plant gives (test binaries only).
 	Plants map[string]Plant
+	// ClockOffset plays a host whose clock reads this much ahead of the
+	// real one (tests of agents only): the worker reads its go signal and
+	// stamps its records on that clock. Zero in real use.
+	ClockOffset time.Duration
 }
 
 // check refuses a configuration that names a contender kind or a plant

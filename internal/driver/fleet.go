@@ -4,25 +4,22 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/hammer-load/hammer/internal/tail"
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/agent"
 )
 
 // worker is one running worker process.
 type worker struct {
-	cmd     *exec.Cmd
-	stdinMu sync.Mutex // the go signal and resumes may come from two goroutines
-	stdin   io.WriteCloser
-	stdout  io.Reader
-	stderr  *tail.Buffer
+	proc proc
+	// clock is the worker's host's clock against the coordinator's (zero
+	// for a local worker): its records are moved onto the coordinator's
+	// timeline, and its go signal into its own.
+	clock   agent.Clock
 	done    bool        // sent its done message
 	crashed atomic.Bool // killed on purpose by the crash fault
 	stopped bool        // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
@@ -35,34 +32,54 @@ type fleet struct {
 	quit   chan struct{} // closed on shutdown so that readers stop
 }
 
+// startWorkers starts the race's workers, as child processes or, with
+// agents, one on each agent, and sends each its configuration.
 func startWorkers(ctx context.Context, o Options, cfg workerConfig) (*fleet, error) {
 	f := &fleet{events: make(chan event, 1024), quit: make(chan struct{})}
 	for p := range o.Procs {
-		cmd := exec.Command(o.Worker.Path, o.Worker.Args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		w := &worker{cmd: cmd, stderr: tail.New(4096)}
-		cmd.Stderr = w.stderr
-		var err error
-		if w.stdin, err = cmd.StdinPipe(); err == nil {
-			w.stdout, err = cmd.StdoutPipe()
-		}
-		if err == nil {
-			err = cmd.Start()
-		}
+		w, err := startWorker(o, cfg.forProc(p, o), p)
 		if err != nil {
 			f.shutdown()
-			return nil, fmt.Errorf("start worker %d: %w", p, err)
+			return nil, err
 		}
 		f.ws = append(f.ws, w)
-		c := cfg.forProc(p, o)
-		if err := json.NewEncoder(w.stdin).Encode(c); err != nil {
-			f.shutdown()
-			return nil, fmt.Errorf("configure worker %d: %w", p, err)
-		}
 	}
 	f.listen()
 	return f, nil
 }
+
+// startWorker starts worker p and configures it.
+func startWorker(o Options, c workerConfig, p int) (*worker, error) {
+	if len(o.Agents) == 0 {
+		l, err := startLocal(o.Worker)
+		if err != nil {
+			return nil, fmt.Errorf("start worker %d: %w", p, err)
+		}
+		w := &worker{proc: l}
+		if err := l.send(c); err != nil {
+			return w, fmt.Errorf("configure worker %d: %w", p, err)
+		}
+		return w, nil
+	}
+	a := o.Agents[p]
+	clk, err := a.Sync(racePings)
+	if err != nil {
+		return nil, err
+	}
+	line, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	rw, err := a.Start(line)
+	if err != nil {
+		return nil, err
+	}
+	return &worker{proc: remote{a: a, w: rw}, clock: clk}, nil
+}
+
+// racePings is how many pings estimate an agent's clock again before
+// each race: clocks drift, and a gate runs for minutes.
+const racePings = 4
 
 // event is one line (or the end) of a worker's output.
 type event struct {
@@ -72,26 +89,29 @@ type event struct {
 	eof  bool
 }
 
-// listen starts one reader per worker that turns its output into events.
+// listen starts one reader per worker that turns its output into events,
+// moving the records of a worker on another host onto this one's clock.
 func (f *fleet) listen() {
 	for p, w := range f.ws {
 		go func() {
-			sc := bufio.NewScanner(w.stdout)
+			out := w.proc.output()
+			sc := bufio.NewScanner(out)
 			sc.Buffer(make([]byte, 64*1024), 1<<20)
 			for sc.Scan() {
 				var m message
 				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 					// Keep the pipe flowing so the worker can never block on it.
-					_, _ = io.Copy(io.Discard, w.stdout)
+					_, _ = io.Copy(io.Discard, out)
 					f.emit(event{proc: p, eof: true, end: fmt.Errorf("bad output %q: %w", sc.Text(), err)})
 					return
 				}
+				m.shift(-int64(w.clock.Offset))
 				if !f.emit(event{proc: p, msg: m}) {
 					return
 				}
 			}
 			if sc.Err() != nil {
-				_, _ = io.Copy(io.Discard, w.stdout)
+				_, _ = io.Copy(io.Discard, out)
 			}
 			f.emit(event{proc: p, eof: true, end: sc.Err()})
 		}()
@@ -117,9 +137,9 @@ func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
 		case ev := <-f.events:
 			switch {
 			case ev.msg.Fatal != "":
-				return fmt.Errorf("worker %d: %s", ev.proc, ev.msg.Fatal)
+				return fmt.Errorf("%s: %s", f.Name(ev.proc), ev.msg.Fatal)
 			case ev.eof:
-				return fmt.Errorf("worker %d exited during start-up: %s", ev.proc, f.ws[ev.proc].stderr.Last())
+				return fmt.Errorf("%s exited during start-up: %s", f.Name(ev.proc), startupFailure(f.ws[ev.proc], ev.end))
 			case ev.msg.Ready:
 				ready++
 			}
@@ -132,18 +152,25 @@ func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
 	return nil
 }
 
+// startupFailure is what is known of why w ended before it was ready.
+func startupFailure(w *worker, end error) string {
+	if end != nil {
+		return end.Error()
+	}
+	return w.proc.lastErr()
+}
+
 // goDelay is how far ahead the shared start instant is set: long enough for
 // the go signal to reach every worker before it passes.
 const goDelay = 50 * time.Millisecond
 
-// release sends every worker the same start instant and returns it.
+// release sends every worker the same start instant, each on its own
+// host's clock, and returns it on this one's.
 func (f *fleet) release() int64 {
 	at := time.Now().Add(goDelay).UnixNano()
 	for _, w := range f.ws {
-		w.stdinMu.Lock()
 		// A worker that cannot read its go signal has died; collect notices.
-		_ = json.NewEncoder(w.stdin).Encode(goSignal{At: at})
-		w.stdinMu.Unlock()
+		_ = w.proc.send(goSignal{At: at + int64(w.clock.Offset)})
 	}
 	return at
 }
@@ -152,9 +179,9 @@ func (f *fleet) release() int64 {
 func (f *fleet) wait() []string {
 	var bad []string
 	for p, w := range f.ws {
-		w.stdin.Close()
-		err := w.cmd.Wait()
-		if w.crashed.Load() || (w.stopped && killedBySignal(err)) {
+		w.proc.closeInput()
+		killed, err := w.proc.wait()
+		if w.crashed.Load() || (w.stopped && killed) {
 			continue // killed on purpose; its lost attempts are marked unknown
 		}
 		if err != nil || !w.done {
@@ -162,28 +189,16 @@ func (f *fleet) wait() []string {
 			if err != nil {
 				why = err.Error()
 			}
-			bad = append(bad, fmt.Sprintf("worker %d (pid %d) died: %s%s", p, w.cmd.Process.Pid, why, quote(" (%s)", w.stderr.Last())))
+			bad = append(bad, fmt.Sprintf("%s (pid %d) died: %s%s", f.Name(p), w.proc.pid(), why, quote(" (%s)", w.proc.lastErr())))
 		}
 	}
 	return bad
 }
 
-// killedBySignal reports whether a worker's exit was a SIGKILL.
-func killedBySignal(err error) bool {
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		return false
-	}
-	ws, ok := exit.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
-}
-
 // kill sends SIGKILL to every worker still running.
 func (f *fleet) kill() {
 	for _, w := range f.ws {
-		if w.cmd.ProcessState == nil {
-			_ = w.cmd.Process.Kill()
-		}
+		w.proc.kill()
 	}
 }
 
@@ -192,8 +207,8 @@ func (f *fleet) shutdown() {
 	f.kill()
 	close(f.quit)
 	for _, w := range f.ws {
-		if w.cmd.ProcessState == nil {
-			_ = w.cmd.Wait()
+		if !w.proc.ended() {
+			_, _ = w.proc.wait()
 		}
 	}
 }
@@ -201,7 +216,21 @@ func (f *fleet) shutdown() {
 func (f *fleet) pids() []int {
 	out := make([]int, len(f.ws))
 	for i, w := range f.ws {
-		out[i] = w.cmd.Process.Pid
+		out[i] = w.proc.pid()
+	}
+	return out
+}
+
+// agents describes the agents the race ran on, nil without agents.
+func (f *fleet) agents(o Options) []history.Agent {
+	if len(o.Agents) == 0 {
+		return nil
+	}
+	out := make([]history.Agent, len(f.ws))
+	for i, w := range f.ws {
+		a := o.Agents[i]
+		out[i] = history.Agent{Index: a.Index, Host: a.Host, Addr: a.Addr,
+			Offset: int64(w.clock.Offset), Uncertainty: int64(w.clock.Uncertainty), RTT: int64(w.clock.RTT)}
 	}
 	return out
 }

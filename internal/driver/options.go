@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/latency"
@@ -76,6 +77,10 @@ type Options struct {
 	Rate     float64
 	Duration time.Duration
 	Worker   Command
+	// Agents, when set, run the race's workers instead of child
+	// processes: worker p on Agents[p], so Procs must equal their number.
+	// They stay joined from race to race; the caller closes them.
+	Agents []*agent.Agent
 	// OnAttempt, if set, is called from one goroutine for every record as it arrives.
 	OnAttempt func(history.Attempt)
 	// OnGo, if set, is called with the worker pids right after the go signal.

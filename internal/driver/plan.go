@@ -3,8 +3,11 @@ package driver
 import (
 	"context"
 	"fmt"
+	"net"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/hammer-load/hammer/internal/agent"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/stack"
@@ -96,6 +99,9 @@ func Runnable(races []Options, kind stack.Kind, redisNodes int) (run []Options, 
 		case f.NeedsManagedStack() && kind != stack.Local:
 			skipped = append(skipped, fmt.Sprintf("%s: the %s fault needs a stack hammer manages (--stack local), not %s",
 				o.Scenario.Name, f, kind))
+		case f.Proxied() && remoteAgents(o.Agents):
+			skipped = append(skipped, fmt.Sprintf("%s: the %s fault's proxies listen on the coordinator's loopback, which agents on other hosts cannot reach",
+				o.Scenario.Name, f))
 		case nodes(o) > redisNodes:
 			skipped = append(skipped, fmt.Sprintf("%s: its lock is taken on %d Redis nodes, and the stack has %d (--redis-nodes)",
 				o.Scenario.Name, nodes(o), redisNodes))
@@ -135,4 +141,15 @@ func describe(ctx context.Context, st *stack.Stack, p Plan) history.Env {
 	v, _ := st.Describe(ctx)
 	env.Redis, env.PostgreSQL, env.Fsync = v.Redis, v.PostgreSQL, v.Fsync
 	return env
+}
+
+// remoteAgents reports whether any agent joined from another host than
+// the coordinator's loopback.
+func remoteAgents(agents []*agent.Agent) bool {
+	for _, a := range agents {
+		if host, _, err := net.SplitHostPort(a.Addr); err != nil || !net.ParseIP(host).IsLoopback() {
+			return true
+		}
+	}
+	return false
 }

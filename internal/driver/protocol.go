@@ -119,3 +119,41 @@ type control struct {
 
 // attemptKey identifies one copy of one attempt.
 func attemptKey(a *history.Attempt) string { return fmt.Sprintf("%s#%d", a.RequestID, a.Try) }
+
+// shift moves every instant m carries by d nanoseconds: from a worker's
+// host's clock onto the coordinator's, or (in a test playing a host with
+// another clock) the other way.
+func (m *message) shift(d int64) {
+	if d == 0 {
+		return
+	}
+	if a := m.Attempt; a != nil {
+		for _, t := range []*int64{&a.Intended, &a.Invoke, &a.LockAcquired, &a.LockReleasing, &a.LockReleased,
+			&a.DBStart, &a.DBEnd, &a.Complete, &a.ReadAt, &a.Extended, &a.ExtendFailed} {
+			if *t != 0 {
+				*t += d
+			}
+		}
+	}
+	if e := m.Event; e != nil {
+		for _, t := range []*int64{&e.Start, &e.End} {
+			if *t != 0 {
+				*t += d
+			}
+		}
+	}
+}
+
+// copied is m with its own copies of the records it points to, which can
+// be shifted without touching the sender's.
+func (m message) copied() message {
+	if m.Attempt != nil {
+		a := *m.Attempt
+		m.Attempt = &a
+	}
+	if m.Event != nil {
+		e := *m.Event
+		m.Event = &e
+	}
+	return m
+}

@@ -68,6 +68,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res = &Result{Run: newRun(o), Warnings: warnings}
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
 	res.Run.CommitLatency = int64(commit)
+	res.Run.Agents = ws.agents(o)
 	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
 	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Run.GoAt = ws.release()
@@ -153,7 +154,13 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 			switch {
 			case ev.eof:
 				open--
-				if ev.end != nil && !f.ws[ev.proc].crashed.Load() {
+				switch {
+				case ev.end == nil || f.ws[ev.proc].crashed.Load():
+				case f.ws[ev.proc].proc.where() != "":
+					// Its agent was lost: nothing more will be heard of it.
+					stop(fmt.Sprintf("%s at %s; the race was stopped, so the attempts still running were not judged",
+						ev.end, history.Offset(goAt, time.Now().UnixNano())))
+				default:
 					incomplete = append(incomplete, fmt.Sprintf("worker %d: %v", ev.proc, ev.end))
 				}
 			case ev.msg.Strike != nil:

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -106,14 +105,19 @@ func (s *striker) finish() []history.FaultEvent {
 
 var _ fault.Procs = (*fleet)(nil)
 
-// Signal implements fault.Procs.
+// Signal implements fault.Procs: a worker on an agent is signalled by
+// its agent, on its own host.
 func (f *fleet) Signal(proc int, sig syscall.Signal) (int, error) {
-	pid := f.ws[proc].cmd.Process.Pid
-	return pid, syscall.Kill(pid, sig)
+	return f.ws[proc].proc.signal(sig)
 }
 
-// Name implements fault.Procs.
-func (f *fleet) Name(proc int) string { return fmt.Sprintf("worker %d", proc) }
+// Name implements fault.Procs: "worker 2", or "worker 2 on agent 2 (host, addr)".
+func (f *fleet) Name(proc int) string {
+	if where := f.ws[proc].proc.where(); where != "" {
+		return fmt.Sprintf("worker %d on %s", proc, where)
+	}
+	return fmt.Sprintf("worker %d", proc)
+}
 
 // Crashed implements fault.Procs: the worker's death is on purpose.
 func (f *fleet) Crashed(proc int) { f.ws[proc].crashed.Store(true) }
@@ -121,9 +125,6 @@ func (f *fleet) Crashed(proc int) { f.ws[proc].crashed.Store(true) }
 // Resume implements fault.Procs: it tells the worker that the struck
 // attempt may go on.
 func (f *fleet) Resume(t fault.Target) {
-	w := f.ws[t.Proc]
-	w.stdinMu.Lock()
-	defer w.stdinMu.Unlock()
 	// A worker that cannot read has died; the collector notices.
-	_ = json.NewEncoder(w.stdin).Encode(control{Resume: t.Key})
+	_ = f.ws[t.Proc].proc.send(control{Resume: t.Key})
 }

@@ -24,7 +24,7 @@ import (
 func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	logging.Disable() // failures reach the coordinator in the attempt records, not on stderr
 	dec := json.NewDecoder(bufio.NewReader(in))
-	w := &reporter{enc: json.NewEncoder(out)}
+	w := &reporter{enc: json.NewEncoder(out), shift: int64(kit.ClockOffset)}
 	var cfg workerConfig
 	if err := dec.Decode(&cfg); err != nil {
 		w.send(message{Fatal: fmt.Sprintf("read worker config: %v", err)})
@@ -60,9 +60,10 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 		return 3
 	}
 	go res.listen(dec)
-	start.openAt(sig.At)
+	at := sig.At - w.shift // on the real clock
+	start.openAt(at)
 	if cfg.Rate > 0 {
-		dispatch(ctx, cfg, sig.At, jobs)
+		dispatch(ctx, cfg, at, jobs)
 	}
 	done.Wait()
 	ob.histograms()
@@ -224,9 +225,16 @@ func (o *outbox) histograms() {
 type reporter struct {
 	mu  sync.Mutex
 	enc *json.Encoder
+	// shift moves every instant sent onto the clock of a host played by
+	// a test (Kit.ClockOffset); zero in real use.
+	shift int64
 }
 
 func (r *reporter) send(m message) {
+	if r.shift != 0 {
+		m = m.copied()
+		m.shift(r.shift)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// A failed write means the coordinator is gone; it will count the

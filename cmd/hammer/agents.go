@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/agent"
+)
+
+// envToken holds the shared token of a coordinator and its agents when
+// --token is not given (a flag shows in process listings; this does not).
+const envToken = "HAMMER_TOKEN"
+
+// agentFlags are the flags of run, load and gate that race on agents.
+type agentFlags struct {
+	n           int    // agents to wait for; 0 races child processes
+	listen      string // where agents join
+	joinTimeout time.Duration
+	token       string
+}
+
+func (a *agentFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&a.n, "agents", 0, "race on `N` agents (hammer agent --join) instead of local worker processes, one worker on each")
+	fs.StringVar(&a.listen, "listen", "127.0.0.1:7070", "`host:port` where agents join; loopback unless a host is named (0.0.0.0: every interface)")
+	fs.DurationVar(&a.joinTimeout, "join-timeout", 2*time.Minute, "how long to wait for the agents to join")
+	fs.StringVar(&a.token, "token", "", "shared token agents must prove they hold (default $"+envToken+")")
+}
+
+// check validates the agent flags against the others, taking the token
+// from the environment when not given; with agents, each is one worker.
+func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
+	if !isSet(fs, "token") {
+		a.token = os.Getenv(envToken)
+	}
+	switch {
+	case a.n < 0:
+		return fmt.Errorf("--agents must be 0 or more, got %d", a.n)
+	case a.n == 0:
+		for _, name := range []string{"listen", "join-timeout"} {
+			if isSet(fs, name) {
+				return fmt.Errorf("--%s goes with --agents", name)
+			}
+		}
+		return nil
+	case isSet(fs, "procs"):
+		return fmt.Errorf("--agents %d runs one worker on each agent: drop --procs", a.n)
+	case f.target.file != nil:
+		return errors.New("--agents cannot race a --target service yet: its replicas run beside the coordinator")
+	case a.joinTimeout <= 0:
+		return fmt.Errorf("--join-timeout must be positive, got %s", a.joinTimeout)
+	}
+	if _, _, err := net.SplitHostPort(a.listen); err != nil {
+		return fmt.Errorf("--listen %q: %v", a.listen, err)
+	}
+	if err := agent.CheckToken(a.token); err != nil {
+		return fmt.Errorf("--agents needs a shared token in $%s (or --token): %v", envToken, err)
+	}
+	f.procs = a.n
+	return nil
+}
+
+// join waits for the agents, saying where they can join; on failure it
+// says why and returns the exit code.
+func (a *agentFlags) join(ctx context.Context, io stdio) ([]*agent.Agent, int) {
+	ln, err := agent.Listen(agent.ListenOptions{Addr: a.listen, Token: a.token, Version: hammerVersion(), Log: io.err})
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer: listen for agents: %v\n", err)
+		return nil, exitUsage
+	}
+	fmt.Fprintf(io.err, "hammer: waiting for %d agents on %s (--join-timeout %s)\n", a.n, ln.Addr(), a.joinTimeout)
+	agents, err := ln.Accept(ctx, a.n, a.joinTimeout)
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		return nil, exitInfra
+	}
+	return agents, exitOK
+}
+
+// checkReach refuses servers agents on other hosts could not reach: the
+// URLs handed to them name a loopback address.
+func checkReach(agents []*agent.Agent, urls ...string) error {
+	for _, a := range agents {
+		if loopback(a.Addr) {
+			continue
+		}
+		for _, u := range urls {
+			if p, err := url.Parse(u); err == nil && loopback(net.JoinHostPort(p.Hostname(), "0")) {
+				return fmt.Errorf("%s joined from another host, but the servers listen on %s, its loopback: use --stack external with addresses the agents reach", a.Name(), p.Hostname())
+			}
+		}
+	}
+	return nil
+}
+
+// loopback reports whether host:port names a loopback address.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// closeAgents ends the agents' session: each exits once told.
+func closeAgents(agents []*agent.Agent) {
+	for _, a := range agents {
+		a.Close()
+	}
+}
+
+// hammerVersion is what coordinator and agents compare: the module
+// version and VCS revision the binary was built from.
+func hammerVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += " " + s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += "+dirty"
+			}
+		}
+	}
+	return v
+}
+
+// agentCmd is `hammer agent`: a worker host that joins a coordinator.
+func agentCmd(ctx context.Context, args []string, io stdio) int {
+	fs := flag.NewFlagSet("hammer agent", flag.ContinueOnError)
+	join := fs.String("join", "", "coordinator `host:port` to join (its --listen)")
+	index := fs.Int("index", -1, "`index` to ask for (default $JOB_COMPLETION_INDEX when set, else the coordinator gives one)")
+	timeout := fs.Duration("join-timeout", 2*time.Minute, "how long to keep dialling a coordinator that does not answer yet")
+	token := fs.String("token", "", "shared token (default $"+envToken+")")
+	offset := fs.Duration("clock-offset", 0, "tests only: play a host whose clock reads this much ahead")
+	if code, ok := parse(fs, args, io); !ok {
+		return code
+	}
+	if !isSet(fs, "token") {
+		*token = os.Getenv(envToken)
+	}
+	o := agent.JoinOptions{Addr: *join, Token: *token, Version: hammerVersion(), Host: agent.Hostname(),
+		Timeout: *timeout, ClockOffset: *offset, Log: io.err}
+	if err := agentIndex(fs, *index, &o); err != nil {
+		return usageError(io, "agent", "%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError(io, "agent", "unexpected argument %q", fs.Arg(0))
+	case *join == "":
+		return usageError(io, "agent", "--join host:port is required")
+	case *timeout <= 0:
+		return usageError(io, "agent", "--join-timeout must be positive, got %s", *timeout)
+	}
+	if err := agent.CheckToken(o.Token); err != nil {
+		return usageError(io, "agent", "set $%s (or --token): %v", envToken, err)
+	}
+	exe, err := workerExecutable()
+	if err != nil {
+		fmt.Fprintf(io.err, "hammer agent: %v\n", err)
+		return exitInfra
+	}
+	o.Worker = []string{exe, workerCommand}
+	if *offset != 0 {
+		o.Worker = append(o.Worker, "--clock-offset", offset.String())
+	}
+	switch err := agent.Join(ctx, o); {
+	case err == nil:
+		fmt.Fprintln(io.err, "hammer agent: the coordinator ended the session")
+		return exitOK
+	case errors.Is(err, agent.ErrRefused):
+		fmt.Fprintf(io.err, "hammer agent: %v\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(io.err, "hammer agent: %v\n", err)
+		return exitInfra
+	}
+}
+
+// agentIndex sets the index the agent asks for: --index, else a
+// Kubernetes Indexed Job's completion index.
+func agentIndex(fs *flag.FlagSet, index int, o *agent.JoinOptions) error {
+	if !isSet(fs, "index") {
+		env := os.Getenv("JOB_COMPLETION_INDEX")
+		if env == "" {
+			return nil
+		}
+		i, err := strconv.Atoi(strings.TrimSpace(env))
+		if err != nil {
+			return fmt.Errorf("$JOB_COMPLETION_INDEX %q is not an index", env)
+		}
+		index = i
+	}
+	if index < 0 {
+		return fmt.Errorf("--index must be 0 or more, got %d", index)
+	}
+	o.Index = &index
+	return nil
+}
+
+// tokens are the shared tokens a command line and the environment hold,
+// for masking: a token is never printed.
+func tokens(args []string) []string {
+	out := []string{os.Getenv(envToken)}
+	for i, a := range args {
+		switch {
+		case (a == "--token" || a == "-token") && i+1 < len(args):
+			out = append(out, args[i+1])
+		case strings.HasPrefix(a, "--token="), strings.HasPrefix(a, "-token="):
+			_, v, _ := strings.Cut(a, "=")
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,296 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/tail"
+)
+
+// JoinOptions configure an agent.
+type JoinOptions struct {
+	// Addr is the coordinator's host:port.
+	Addr string
+	// Token is the shared secret; it never leaves this process.
+	Token string
+	// Version is this hammer's version; the coordinator's must match.
+	Version string
+	// Index is the index to ask for (a Kubernetes Indexed Job's), or nil
+	// to take the one the coordinator gives.
+	Index *int
+	// Host names this agent to the coordinator (hostname, pod name).
+	Host string
+	// Timeout bounds how long the agent keeps dialling a coordinator that
+	// does not answer yet.
+	Timeout time.Duration
+	// Worker is the command line (program first) of one worker process:
+	// it reads its configuration and the coordinator's lines on stdin
+	// and writes its lines on stdout.
+	Worker []string
+	// ClockOffset is added to this agent's clock when it answers pings:
+	// tests use it to play a host whose clock is off (the worker must be
+	// told the same offset). Zero in real use.
+	ClockOffset time.Duration
+	// Log receives what the agent does, one line at a time.
+	Log io.Writer
+}
+
+// ErrRefused is the reason Join returns when the coordinator refused the
+// agent (wrong token, another version, its index taken).
+var ErrRefused = errors.New("refused")
+
+// Join dials the coordinator, proves the token, and then starts the
+// worker processes the coordinator asks for, one race after the other,
+// until the coordinator says goodbye (nil), refuses it (wrapping
+// ErrRefused) or is lost (it sent nothing for LostAfter, or closed the
+// connection while a session was open): then the worker is killed.
+func Join(ctx context.Context, o JoinOptions) error {
+	if err := CheckToken(o.Token); err != nil {
+		return err
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	lk, err := dial(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer lk.conn.Close()
+	index, err := hello(lk, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Log, "hammer agent: joined %s as agent %d\n", o.Addr, index)
+	s := &session{o: o, lk: lk}
+	stop := make(chan struct{})
+	defer close(stop)
+	go lk.beat(stop)
+	return s.run(ctx)
+}
+
+// dial connects to the coordinator, trying again every half second until
+// o.Timeout passes: agents may well start before it listens.
+func dial(ctx context.Context, o JoinOptions) (*link, error) {
+	deadline := time.Now().Add(o.Timeout)
+	var d net.Dialer
+	for {
+		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		c, err := d.DialContext(dctx, "tcp", o.Addr)
+		cancel()
+		if err == nil {
+			return &link{conn: c}, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("no coordinator at %s within --join-timeout %s: %w", o.Addr, o.Timeout, err)
+		}
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+}
+
+// hello answers the coordinator's challenge and returns the index given.
+func hello(lk *link, o JoinOptions) (int, error) {
+	ch, err := lk.recv(handshakeTimeout)
+	if err != nil {
+		return 0, fmt.Errorf("coordinator at %s %w", o.Addr, err)
+	}
+	if ch.Kind == kindRefused {
+		return 0, fmt.Errorf("%w by the coordinator at %s: %s", ErrRefused, o.Addr, ch.Reason)
+	}
+	if ch.Kind != kindChallenge {
+		return 0, fmt.Errorf("coordinator at %s: expected a challenge, got %q", o.Addr, ch.Kind)
+	}
+	if why := versionMismatch(o.Version, ch.Protocol, ch.Version); why != "" {
+		// Say so to the coordinator too: it logs the refusal.
+		_ = lk.send(frame{Kind: kindHello, Protocol: Protocol, Version: o.Version, Proof: proof(o.Token, ch.Nonce), Index: o.Index, Host: o.Host})
+		return 0, fmt.Errorf("%w: the coordinator at %s runs %s", ErrRefused, o.Addr, why)
+	}
+	if err := lk.send(frame{Kind: kindHello, Protocol: Protocol, Version: o.Version, Proof: proof(o.Token, ch.Nonce), Index: o.Index, Host: o.Host}); err != nil {
+		return 0, err
+	}
+	for {
+		f, err := lk.recv(handshakeTimeout)
+		switch {
+		case err != nil:
+			return 0, fmt.Errorf("coordinator at %s %w", o.Addr, err)
+		case f.Kind == kindRefused:
+			return 0, fmt.Errorf("%w by the coordinator at %s: %s", ErrRefused, o.Addr, f.Reason)
+		case f.Kind == kindWelcome && f.Index != nil:
+			return *f.Index, nil
+		}
+	}
+}
+
+// session is an agent's joined connection and its worker of the moment.
+type session struct {
+	o  JoinOptions
+	lk *link
+	mu sync.Mutex // guards child
+	ch *child
+}
+
+// run serves the coordinator's frames until goodbye or loss.
+func (s *session) run(ctx context.Context) error {
+	defer s.killChild()
+	frames := make(chan frame)
+	lost := make(chan error, 1)
+	go func() {
+		for {
+			f, err := s.lk.recv(LostAfter)
+			if err != nil {
+				lost <- err
+				return
+			}
+			frames <- f
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-lost:
+			return fmt.Errorf("lost the coordinator at %s: it %w", s.o.Addr, err)
+		case f := <-frames:
+			if f.Kind == kindBye {
+				return nil
+			}
+			if err := s.handle(f); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// handle acts on one frame from the coordinator.
+func (s *session) handle(f frame) error {
+	now := time.Now().Add(s.o.ClockOffset).UnixNano()
+	s.mu.Lock()
+	c := s.ch
+	s.mu.Unlock()
+	switch f.Kind {
+	case kindPing:
+		return s.lk.send(frame{Kind: kindPong, T1: f.T1, T2: now, T3: time.Now().Add(s.o.ClockOffset).UnixNano()})
+	case kindStart:
+		s.killChild()
+		return s.start(f.Line)
+	case kindIn:
+		if c != nil {
+			c.write(f.Line)
+		}
+	case kindEOF:
+		if c != nil {
+			c.stdin.Close()
+		}
+	case kindSignal:
+		if c != nil {
+			_ = c.cmd.Process.Signal(syscall.Signal(f.Sig))
+		}
+	case kindKill:
+		if c != nil {
+			_ = c.cmd.Process.Kill()
+		}
+	}
+	return nil
+}
+
+// child is a worker process the agent started.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *tail.Buffer
+	mu     sync.Mutex // serialises writes to stdin
+	done   chan struct{}
+}
+
+func (c *child) write(line []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, _ = c.stdin.Write(append(line, '\n'))
+}
+
+// start starts a worker, hands it config and relays its output.
+func (s *session) start(config []byte) error {
+	cmd := exec.Command(s.o.Worker[0], s.o.Worker[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	c := &child{cmd: cmd, stderr: tail.New(4096), done: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	stdin, err := cmd.StdinPipe()
+	var stdout io.Reader
+	if err == nil {
+		stdout, err = cmd.StdoutPipe()
+	}
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		return s.lk.send(frame{Kind: kindExited, Code: 127, Stderr: "start worker: " + err.Error()})
+	}
+	c.stdin = stdin
+	s.mu.Lock()
+	s.ch = c
+	s.mu.Unlock()
+	c.write(config)
+	if err := s.lk.send(frame{Kind: kindStarted, Pid: cmd.Process.Pid}); err != nil {
+		return err
+	}
+	go s.relay(c, stdout)
+	return nil
+}
+
+// relay sends the worker's lines to the coordinator, then how it ended.
+func (s *session) relay(c *child, stdout io.Reader) {
+	defer close(c.done)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64*1024), maxFrame)
+	for sc.Scan() {
+		if s.lk.send(frame{Kind: kindOut, Line: append([]byte(nil), sc.Bytes()...)}) != nil {
+			break // the coordinator is gone; run notices
+		}
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	err := c.cmd.Wait()
+	f := frame{Kind: kindExited, Stderr: c.stderr.Last()}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		f.Code = exit.ExitCode()
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			f.Sig = int(ws.Signal())
+		}
+	} else if err != nil {
+		f.Code = 1
+	}
+	_ = s.lk.send(f)
+}
+
+// killChild kills the worker in progress, if any, and waits for it.
+func (s *session) killChild() {
+	s.mu.Lock()
+	c := s.ch
+	s.ch = nil
+	s.mu.Unlock()
+	if c == nil {
+		return
+	}
+	_ = c.cmd.Process.Kill()
+	<-c.done
+}
+
+// Hostname is the name an agent gives by default.
+func Hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "unknown"
+	}
+	return h
+}

@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"context"
+	"crypto/hmac"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"time"
+)
+
+// ListenOptions configure the coordinator's listener.
+type ListenOptions struct {
+	// Addr is host:port to listen on; an empty host is loopback, never
+	// every interface (say 0.0.0.0 for that).
+	Addr string
+	// Token is the shared secret agents must prove they hold.
+	Token string
+	// Version is this hammer's version; agents must run the same.
+	Version string
+	// Log receives one line per agent joined or refused.
+	Log io.Writer
+}
+
+// Listener accepts agents.
+type Listener struct {
+	o  ListenOptions
+	ln net.Listener
+}
+
+// Listen binds the coordinator's port.
+func Listen(o ListenOptions) (*Listener, error) {
+	if err := CheckToken(o.Token); err != nil {
+		return nil, err
+	}
+	host, port, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %q: %w", o.Addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return &Listener{o: o, ln: ln}, nil
+}
+
+// Addr is the address agents join, with the port the system chose.
+func (l *Listener) Addr() string { return l.ln.Addr().String() }
+
+// Close stops listening; agents already joined stay.
+func (l *Listener) Close() error { return l.ln.Close() }
+
+// Accept waits until n agents joined, or timeout passes, or ctx ends, and
+// closes the listener. Each agent gets the index it asked for (a
+// Kubernetes Indexed Job's) or the lowest free one, and its clock is
+// estimated once it joined. An agent that is refused (wrong token,
+// another version, an index taken) is told why and logged; the others
+// keep waiting.
+func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]*Agent, error) {
+	defer l.ln.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conns := make(chan net.Conn)
+	go func() {
+		for {
+			c, err := l.ln.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case conns <- c:
+			case <-ctx.Done():
+				c.Close()
+				return
+			}
+		}
+	}()
+	go func() { <-ctx.Done(); l.ln.Close() }()
+	joined := make([]*Agent, n)
+	answers := make(chan *Agent)
+	pending := 0
+	for count(joined) < n {
+		select {
+		case c := <-conns:
+			pending++
+			go func() { answers <- l.handshake(c) }()
+		case a := <-answers:
+			pending--
+			if a != nil {
+				l.admit(a, n, joined)
+			}
+		case <-ctx.Done():
+			closeAll(joined)
+			for ; pending > 0; pending-- {
+				if a := <-answers; a != nil {
+					a.refuse("the coordinator stopped waiting")
+				}
+			}
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, fmt.Errorf("%d of %d agents joined within --join-timeout %s", count(joined), n, timeout)
+			}
+			return nil, ctx.Err()
+		}
+	}
+	for _, a := range joined {
+		clk, err := a.Sync(joinPings)
+		if err != nil {
+			closeAll(joined)
+			return nil, err
+		}
+		a.Joined = clk
+	}
+	return joined, nil
+}
+
+// joinPings is how many pings estimate an agent's clock when it joins.
+const joinPings = 8
+
+func count(as []*Agent) int {
+	return len(as) - len(slices.DeleteFunc(slices.Clone(as), func(a *Agent) bool { return a != nil }))
+}
+
+func closeAll(as []*Agent) {
+	for _, a := range as {
+		if a != nil {
+			a.Close()
+		}
+	}
+}
+
+// admit gives a an index and welcomes it into joined, or refuses it.
+func (l *Listener) admit(a *Agent, n int, joined []*Agent) {
+	index, why := pickIndex(a.want, n, joined)
+	if why != "" {
+		fmt.Fprintf(l.o.Log, "hammer: refused an agent from %s: %s\n", a.Addr, why)
+		a.refuse(why)
+		return
+	}
+	a.Index = index
+	if err := a.lk.send(frame{Kind: kindWelcome, Index: &index}); err != nil {
+		fmt.Fprintf(l.o.Log, "hammer: agent from %s left while joining: %v\n", a.Addr, err)
+		a.lk.conn.Close()
+		return
+	}
+	joined[index] = a
+	a.serve()
+	fmt.Fprintf(l.o.Log, "hammer: agent %d joined from %s (%s); %d of %d\n", index, a.Addr, a.Host, count(joined), n)
+}
+
+// handshake challenges one connection and returns its agent, not yet
+// given an index, or nil when it was refused (and logged).
+func (l *Listener) handshake(c net.Conn) *Agent {
+	lk := &link{conn: c}
+	nonce := newNonce()
+	refuse := func(why string) *Agent {
+		fmt.Fprintf(l.o.Log, "hammer: refused an agent from %s: %s\n", c.RemoteAddr(), why)
+		_ = lk.send(frame{Kind: kindRefused, Reason: why})
+		c.Close()
+		return nil
+	}
+	if err := lk.send(frame{Kind: kindChallenge, Protocol: Protocol, Version: l.o.Version, Nonce: nonce}); err != nil {
+		c.Close()
+		return nil
+	}
+	hello, err := lk.recv(handshakeTimeout)
+	switch {
+	case err != nil:
+		return refuse("no hello: " + err.Error())
+	case hello.Kind != kindHello:
+		return refuse(fmt.Sprintf("expected a hello, got %q", hello.Kind))
+	case !hmac.Equal(hello.Proof, proof(l.o.Token, nonce)):
+		return refuse("wrong token")
+	}
+	if why := versionMismatch(l.o.Version, hello.Protocol, hello.Version); why != "" {
+		return refuse(why)
+	}
+	return newAgent(lk, hello)
+}
+
+// pickIndex is the index an agent asking for want (nil: any) gets among
+// n, or why none.
+func pickIndex(want *int, n int, joined []*Agent) (int, string) {
+	if want != nil {
+		switch i := *want; {
+		case i < 0 || i >= n:
+			return 0, fmt.Sprintf("index %d is out of range: the coordinator waits for %d agents (0 to %d)", i, n, n-1)
+		case joined[i] != nil:
+			return 0, fmt.Sprintf("index %d has joined already", i)
+		default:
+			return i, ""
+		}
+	}
+	for i, a := range joined {
+		if a == nil {
+			return i, ""
+		}
+	}
+	return 0, "every index has joined"
+}

@@ -1,0 +1,275 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Agent is the coordinator's side of one joined agent.
+type Agent struct {
+	// Index is the agent's place among the run's agents: its worker's
+	// process number.
+	Index int
+	// Host is the name the agent gave (its hostname or pod name), Addr
+	// the address it connected from.
+	Host, Addr string
+	// Joined is its clock as estimated when it joined.
+	Joined Clock
+
+	want  *int // the index it asked for
+	lk    *link
+	pongs chan frame
+	stop  chan struct{} // closed by Close: stops the heartbeat
+
+	mu      sync.Mutex
+	w       *Worker // the worker of the race in progress, if any
+	lost    error   // why the link broke; nil while it holds
+	closing bool
+	gone    chan struct{} // closed once the link broke or was closed
+}
+
+func newAgent(lk *link, hello frame) *Agent {
+	return &Agent{Host: hello.Host, Addr: lk.conn.RemoteAddr().String(), want: hello.Index, lk: lk,
+		pongs: make(chan frame, joinPings), stop: make(chan struct{}), gone: make(chan struct{})}
+}
+
+// Name names the agent in messages: "agent 2 (pod-x, 10.0.0.7:51234)".
+func (a *Agent) Name() string { return fmt.Sprintf("agent %d (%s, %s)", a.Index, a.Host, a.Addr) }
+
+func (a *Agent) refuse(why string) {
+	_ = a.lk.send(frame{Kind: kindRefused, Reason: why})
+	a.lk.conn.Close()
+}
+
+// serve starts reading the agent's frames and sending it heartbeats.
+func (a *Agent) serve() {
+	go a.lk.beat(a.stop)
+	go a.route()
+}
+
+// route hands every frame to whom it is for, until the link breaks.
+func (a *Agent) route() {
+	for {
+		f, err := a.lk.recv(LostAfter)
+		if err != nil {
+			a.fail(err)
+			return
+		}
+		switch f.Kind {
+		case kindPong:
+			select {
+			case a.pongs <- f:
+			default: // nobody asked for it any more
+			}
+		case kindStarted, kindOut, kindExited:
+			a.mu.Lock()
+			w := a.w
+			a.mu.Unlock()
+			if w != nil {
+				w.take(f)
+			}
+		}
+	}
+}
+
+// fail records that the link broke and ends the worker in progress.
+func (a *Agent) fail(err error) {
+	a.mu.Lock()
+	if a.lost != nil {
+		a.mu.Unlock()
+		return
+	}
+	if a.closing {
+		err = errClosed
+	}
+	a.lost = fmt.Errorf("%s %w", a.Name(), err)
+	w := a.w
+	a.mu.Unlock()
+	close(a.gone)
+	a.lk.conn.Close()
+	if w != nil {
+		w.end(Exit{Lost: a.lost})
+	}
+}
+
+var errClosed = errors.New("was released by the coordinator")
+
+// Err is why the link to the agent broke, nil while it holds.
+func (a *Agent) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lost
+}
+
+// Sync estimates the agent's clock from n pings, one after the other.
+func (a *Agent) Sync(n int) (Clock, error) {
+	samples := make([]sample, 0, n)
+	for range n {
+		t1 := time.Now().UnixNano()
+		if err := a.lk.send(frame{Kind: kindPing, T1: t1}); err != nil {
+			return Clock{}, fmt.Errorf("%s: clock ping: %w", a.Name(), err)
+		}
+		for waiting := true; waiting; {
+			select {
+			case f := <-a.pongs:
+				if f.T1 == t1 { // an older ping's late answer otherwise
+					samples, waiting = append(samples, sample{t1, f.T2, f.T3, time.Now().UnixNano()}), false
+				}
+			case <-a.gone:
+				return Clock{}, a.Err()
+			case <-time.After(LostAfter):
+				return Clock{}, fmt.Errorf("%s did not answer a clock ping within %s", a.Name(), LostAfter)
+			}
+		}
+	}
+	return estimate(samples), nil
+}
+
+// Start has the agent start a worker process and send it config (one
+// line) on its stdin. It returns once the agent said the process runs.
+func (a *Agent) Start(config []byte) (*Worker, error) {
+	w := &Worker{a: a, started: make(chan frame, 1), exited: make(chan struct{})}
+	w.pr, w.pw = io.Pipe()
+	a.mu.Lock()
+	if a.lost != nil {
+		a.mu.Unlock()
+		return nil, a.lost
+	}
+	a.w = w
+	a.mu.Unlock()
+	if err := a.lk.send(frame{Kind: kindStart, Line: config}); err != nil {
+		return nil, fmt.Errorf("%s: start a worker: %w", a.Name(), err)
+	}
+	select {
+	case f := <-w.started:
+		w.pid = f.Pid
+		return w, nil
+	case <-w.exited:
+		return nil, w.exit.err(a.Name())
+	case <-time.After(2 * LostAfter):
+		return nil, fmt.Errorf("%s did not start a worker within %s", a.Name(), 2*LostAfter)
+	}
+}
+
+// Close ends the session: the agent exits once it reads the goodbye.
+func (a *Agent) Close() {
+	a.mu.Lock()
+	a.closing = true
+	a.mu.Unlock()
+	select {
+	case <-a.stop:
+	default:
+		close(a.stop)
+	}
+	_ = a.lk.send(frame{Kind: kindBye})
+	a.lk.conn.Close()
+}
+
+// Worker is a worker process an agent started for the coordinator.
+type Worker struct {
+	a       *Agent
+	pr      *io.PipeReader
+	pw      *io.PipeWriter
+	pid     int
+	started chan frame
+	once    sync.Once
+	exited  chan struct{}
+	exit    Exit
+}
+
+// Exit is how a worker an agent started ended.
+type Exit struct {
+	Code   int
+	Signal syscall.Signal // the signal that killed it, 0 if none
+	Stderr string         // the end of its stderr
+	Lost   error          // set when the agent was lost instead
+}
+
+// err describes a worker that ended badly, nil for exit 0.
+func (e Exit) err(name string) error {
+	switch {
+	case e.Lost != nil:
+		return e.Lost
+	case e.Signal != 0:
+		return fmt.Errorf("worker on %s: killed by %s", name, e.Signal)
+	case e.Code != 0:
+		return fmt.Errorf("worker on %s: exit status %d", name, e.Code)
+	}
+	return nil
+}
+
+// take handles a frame about this worker.
+func (w *Worker) take(f frame) {
+	switch f.Kind {
+	case kindStarted:
+		select {
+		case w.started <- f:
+		default:
+		}
+	case kindOut:
+		// The driver reads lines; a closed reader drops them.
+		_, _ = w.pw.Write(append(f.Line, '\n'))
+	case kindExited:
+		w.end(Exit{Code: f.Code, Signal: syscall.Signal(f.Sig), Stderr: f.Stderr})
+	}
+}
+
+func (w *Worker) end(e Exit) {
+	w.once.Do(func() {
+		w.exit = e
+		if e.Lost != nil {
+			w.pw.CloseWithError(e.Lost)
+		} else {
+			w.pw.Close()
+		}
+		close(w.exited)
+	})
+}
+
+// Pid is the worker's process id on its agent's host.
+func (w *Worker) Pid() int { return w.pid }
+
+// Output is the worker's stdout, line by line; it ends with the
+// agent's loss as its error if the agent was lost.
+func (w *Worker) Output() io.Reader { return w.pr }
+
+// Send writes line (one JSON value, no newline) to the worker's stdin.
+func (w *Worker) Send(line []byte) error {
+	return w.a.lk.send(frame{Kind: kindIn, Line: line})
+}
+
+// CloseInput closes the worker's stdin.
+func (w *Worker) CloseInput() { _ = w.a.lk.send(frame{Kind: kindEOF}) }
+
+// Signal has the agent send sig to the worker.
+func (w *Worker) Signal(sig syscall.Signal) error {
+	return w.a.lk.send(frame{Kind: kindSignal, Sig: int(sig)})
+}
+
+// Kill has the agent kill the worker.
+func (w *Worker) Kill() { _ = w.a.lk.send(frame{Kind: kindKill}) }
+
+// Ended reports whether the worker has ended (or its agent was lost).
+func (w *Worker) Ended() bool {
+	select {
+	case <-w.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait waits until the worker ended, or its agent was lost, and says how.
+func (w *Worker) Wait() Exit {
+	<-w.exited
+	w.a.mu.Lock()
+	if w.a.w == w {
+		w.a.w = nil
+	}
+	w.a.mu.Unlock()
+	return w.exit
+}
