@@ -34,15 +34,21 @@ type proc struct {
 }
 
 // startProc starts this test binary as hammer with args, token in its
-// environment, in a process group of its own (killed when the test ends).
+// environment.
 func startProc(t *testing.T, token string, args ...string) *proc {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), envTestMain+"=1", envToken+"="+token)
+	return launch(t, exec.Command(exe, args...), envTestMain+"=1", envToken+"="+token)
+}
+
+// launch starts cmd with env added to this process's, in a process group
+// of its own (killed when the test ends), reading its stderr.
+func launch(t *testing.T, cmd *exec.Cmd, env ...string) *proc {
+	t.Helper()
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()

@@ -19,6 +19,9 @@ import (
 // TestMain lets this test binary stand in for the hammer binary: the races
 // below re-execute it with the hidden worker subcommand.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(envTestProxy); spec != "" {
+		proxyMain(spec) // the namespace test's delaying proxy
+	}
 	if os.Getenv(envTestMain) == "1" {
 		main() // a test runs the binary itself, signals and all
 	}
