@@ -20,6 +20,7 @@ import (
 // starts: one line on stderr that points at the command's help, exit 2,
 // and no results folder, schema or key left behind.
 func TestBadInput(t *testing.T) {
+	t.Setenv(envToken, "")
 	nonEmpty := t.TempDir()
 	if err := os.WriteFile(filepath.Join(nonEmpty, "keep.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
@@ -74,6 +75,13 @@ func TestBadInput(t *testing.T) {
 		{name: "non-empty out", args: []string{"run", "--mode", "none", "--out", nonEmpty}, want: "already holds files"},
 		{name: "out that cannot be made", args: []string{"run", "--mode", "none", "--out", "/proc/hammer-results"}, want: "--out /proc/hammer-results"},
 		{name: "more connections than postgresql allows", args: []string{"run", "--mode", "none", "--procs", "500"}, want: "max_connections", server: true},
+		{name: "agents without a token", args: []string{"run", "--mode", "none", "--agents", "2"}, want: "--agents needs a shared token in $HAMMER_TOKEN (or --token)"},
+		{name: "agents with a short token", args: []string{"run", "--mode", "none", "--agents", "2", "--token", "0123456789"}, want: "at least 16 characters"},
+		{name: "agents and procs", args: []string{"load", "--agents", "2", "--procs", "3", "--token", "0123456789abcdef"}, want: "--agents 2 runs one worker on each agent: drop --procs"},
+		{name: "listen without agents", args: []string{"gate", "--listen", "0.0.0.0:7070"}, want: "--listen goes with --agents"},
+		{name: "agent without a coordinator", args: []string{"agent"}, want: "--join host:port is required"},
+		{name: "agent without a token", args: []string{"agent", "--join", "127.0.0.1:7070"}, want: "set $HAMMER_TOKEN (or --token)"},
+		{name: "agent with a bad index", args: []string{"agent", "--join", "127.0.0.1:7070", "--index", "-2"}, want: "--index must be 0 or more"},
 		{name: "unknown command", args: []string{"race"}, want: `unknown command "race"`},
 		{name: "verify without folder", args: []string{"verify"}, want: "want exactly one results folder"},
 		{name: "verify missing folder", args: []string{"verify", filepath.Join(nonEmpty, "nope")}, want: "no such file"},
@@ -142,7 +150,7 @@ func TestGateNoCellRan(t *testing.T) {
 func failsBeforeAnything(t *testing.T, st *stack.Stack, args []string, wantCode int, want string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "results", "out")
-	if args[0] != "verify" && args[0] != "race" {
+	if args[0] != "verify" && args[0] != "race" && args[0] != "agent" {
 		args = append(args, "--quiet")
 		if !strings.Contains(strings.Join(args, " "), "--out") {
 			args = append(args, "--out", out)

@@ -19,11 +19,21 @@ func CheckToken(token string) error {
 	return nil
 }
 
-// proof is the agent's answer to a challenge: an HMAC of the nonce under
-// the token, so that the token itself never crosses the network.
-func proof(token string, nonce []byte) []byte {
+// Who a proof is from: each side proves itself with its own label, so
+// that one side's proof can never be replayed as the other's.
+const (
+	fromCoordinator = "hammer coordinator v1"
+	fromAgent       = "hammer agent v1"
+)
+
+// proof proves that who holds the token on the TLS session whose keying
+// material is bound: an HMAC under the token of who, the binding and the
+// challenge's nonce. The token itself never crosses the network.
+func proof(token, who string, bound, nonce []byte) []byte {
 	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("hammer agent v1\x00"))
+	m.Write([]byte(who))
+	m.Write([]byte{0})
+	m.Write(bound)
 	m.Write(nonce)
 	return m.Sum(nil)
 }

@@ -3,10 +3,11 @@ package agent
 import (
 	"bufio"
 	"context"
+	"crypto/hmac"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"sync"
@@ -81,7 +82,7 @@ func Join(ctx context.Context, o JoinOptions) error {
 // o.Timeout passes: agents may well start before it listens.
 func dial(ctx context.Context, o JoinOptions) (*link, error) {
 	deadline := time.Now().Add(o.Timeout)
-	var d net.Dialer
+	d := tls.Dialer{Config: clientTLS()}
 	for {
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		c, err := d.DialContext(dctx, "tcp", o.Addr)
@@ -101,6 +102,10 @@ func dial(ctx context.Context, o JoinOptions) (*link, error) {
 
 // hello answers the coordinator's challenge and returns the index given.
 func hello(lk *link, o JoinOptions) (int, error) {
+	bound, err := binding(lk.conn)
+	if err != nil {
+		return 0, fmt.Errorf("coordinator at %s: TLS: %w", o.Addr, err)
+	}
 	ch, err := lk.recv(handshakeTimeout)
 	if err != nil {
 		return 0, fmt.Errorf("coordinator at %s %w", o.Addr, err)
@@ -111,12 +116,18 @@ func hello(lk *link, o JoinOptions) (int, error) {
 	if ch.Kind != kindChallenge {
 		return 0, fmt.Errorf("coordinator at %s: expected a challenge, got %q", o.Addr, ch.Kind)
 	}
+	// The hello goes out even when the agent refuses the coordinator, so
+	// that the coordinator logs the refusal too.
+	hi := frame{Kind: kindHello, Protocol: Protocol, Version: o.Version, Proof: proof(o.Token, fromAgent, bound, ch.Nonce), Index: o.Index, Host: o.Host}
+	if !hmac.Equal(ch.Proof, proof(o.Token, fromCoordinator, bound, ch.Nonce)) {
+		_ = lk.send(hi)
+		return 0, fmt.Errorf("%w: the coordinator at %s does not hold this token (wrong token, or someone in between)", ErrRefused, o.Addr)
+	}
 	if why := versionMismatch(o.Version, ch.Protocol, ch.Version); why != "" {
-		// Say so to the coordinator too: it logs the refusal.
-		_ = lk.send(frame{Kind: kindHello, Protocol: Protocol, Version: o.Version, Proof: proof(o.Token, ch.Nonce), Index: o.Index, Host: o.Host})
+		_ = lk.send(hi)
 		return 0, fmt.Errorf("%w: the coordinator at %s runs %s", ErrRefused, o.Addr, why)
 	}
-	if err := lk.send(frame{Kind: kindHello, Protocol: Protocol, Version: o.Version, Proof: proof(o.Token, ch.Nonce), Index: o.Index, Host: o.Host}); err != nil {
+	if err := lk.send(hi); err != nil {
 		return 0, err
 	}
 	for {

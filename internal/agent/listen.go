@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -42,10 +43,15 @@ func Listen(o ListenOptions) (*Listener, error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
+	cfg, err := serverTLS()
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
 		return nil, err
 	}
+	ln = tls.NewListener(ln, cfg)
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -166,7 +172,14 @@ func (l *Listener) handshake(c net.Conn) *Agent {
 		c.Close()
 		return nil
 	}
-	if err := lk.send(frame{Kind: kindChallenge, Protocol: Protocol, Version: l.o.Version, Nonce: nonce}); err != nil {
+	bound, err := binding(c)
+	if err != nil {
+		fmt.Fprintf(l.o.Log, "hammer: refused a connection from %s: TLS: %v\n", c.RemoteAddr(), err)
+		c.Close()
+		return nil
+	}
+	if err := lk.send(frame{Kind: kindChallenge, Protocol: Protocol, Version: l.o.Version, Nonce: nonce,
+		Proof: proof(l.o.Token, fromCoordinator, bound, nonce)}); err != nil {
 		c.Close()
 		return nil
 	}
@@ -176,7 +189,7 @@ func (l *Listener) handshake(c net.Conn) *Agent {
 		return refuse("no hello: " + err.Error())
 	case hello.Kind != kindHello:
 		return refuse(fmt.Sprintf("expected a hello, got %q", hello.Kind))
-	case !hmac.Equal(hello.Proof, proof(l.o.Token, nonce)):
+	case !hmac.Equal(hello.Proof, proof(l.o.Token, fromAgent, bound, nonce)):
 		return refuse("wrong token")
 	}
 	if why := versionMismatch(l.o.Version, hello.Protocol, hello.Version); why != "" {

@@ -132,8 +132,7 @@ func (a *Agent) Sync(n int) (Clock, error) {
 // Start has the agent start a worker process and send it config (one
 // line) on its stdin. It returns once the agent said the process runs.
 func (a *Agent) Start(config []byte) (*Worker, error) {
-	w := &Worker{a: a, started: make(chan frame, 1), exited: make(chan struct{})}
-	w.pr, w.pw = io.Pipe()
+	w := &Worker{a: a, out: newQueue(), started: make(chan frame, 1), exited: make(chan struct{})}
 	a.mu.Lock()
 	if a.lost != nil {
 		a.mu.Unlock()
@@ -172,8 +171,7 @@ func (a *Agent) Close() {
 // Worker is a worker process an agent started for the coordinator.
 type Worker struct {
 	a       *Agent
-	pr      *io.PipeReader
-	pw      *io.PipeWriter
+	out     *queue
 	pid     int
 	started chan frame
 	once    sync.Once
@@ -211,8 +209,7 @@ func (w *Worker) take(f frame) {
 		default:
 		}
 	case kindOut:
-		// The driver reads lines; a closed reader drops them.
-		_, _ = w.pw.Write(append(f.Line, '\n'))
+		w.out.put(append(f.Line, '\n'))
 	case kindExited:
 		w.end(Exit{Code: f.Code, Signal: syscall.Signal(f.Sig), Stderr: f.Stderr})
 	}
@@ -222,9 +219,9 @@ func (w *Worker) end(e Exit) {
 	w.once.Do(func() {
 		w.exit = e
 		if e.Lost != nil {
-			w.pw.CloseWithError(e.Lost)
+			w.out.close(e.Lost)
 		} else {
-			w.pw.Close()
+			w.out.close(io.EOF)
 		}
 		close(w.exited)
 	})
@@ -235,7 +232,7 @@ func (w *Worker) Pid() int { return w.pid }
 
 // Output is the worker's stdout, line by line; it ends with the
 // agent's loss as its error if the agent was lost.
-func (w *Worker) Output() io.Reader { return w.pr }
+func (w *Worker) Output() io.Reader { return w.out }
 
 // Send writes line (one JSON value, no newline) to the worker's stdin.
 func (w *Worker) Send(line []byte) error {

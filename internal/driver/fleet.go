@@ -161,13 +161,18 @@ func startupFailure(w *worker, end error) string {
 }
 
 // goDelay is how far ahead the shared start instant is set: long enough for
-// the go signal to reach every worker before it passes.
+// the go signal to reach every worker before it passes. Workers on agents
+// get two of the slowest round trips more.
 const goDelay = 50 * time.Millisecond
 
 // release sends every worker the same start instant, each on its own
 // host's clock, and returns it on this one's.
 func (f *fleet) release() int64 {
-	at := time.Now().Add(goDelay).UnixNano()
+	delay := goDelay
+	for _, w := range f.ws {
+		delay = max(delay, goDelay+2*w.clock.RTT)
+	}
+	at := time.Now().Add(delay).UnixNano()
 	for _, w := range f.ws {
 		// A worker that cannot read its go signal has died; collect notices.
 		_ = w.proc.send(goSignal{At: at + int64(w.clock.Offset)})
