@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,6 +174,12 @@ func TestAgentsRace(t *testing.T) {
 	if log := coord.stderr(); !strings.Contains(log, "refused an agent from 127.0.0.1:") || strings.Contains(log, testToken) {
 		t.Errorf("the coordinator should log the refusal and never the token:\n%s", log)
 	}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if b, rerr := os.ReadFile(path); err == nil && !d.IsDir() && rerr == nil && bytes.Contains(b, []byte(testToken)) {
+			t.Errorf("%s holds the token", path)
+		}
+		return nil
+	})
 	r := readSummary(t, dir).Runs[0]
 	if r.Verdict != "valid" || r.Sold != 100 || len(r.Agents) != 3 {
 		t.Fatalf("verdict %s, sold %d, %d agents; want valid, 100, 3", r.Verdict, r.Sold, len(r.Agents))

@@ -279,7 +279,10 @@ func TestMultiHost(t *testing.T) {
 			t.Errorf("%s: verdict %s on %d agents, want %s on 3", r.Name, r.Verdict, len(r.Agents), want[r.Name])
 			continue
 		}
+		t.Logf("%s: %s, start skew %.3f ms", r.Name, r.Verdict, r.StartSkewMs)
 		for i, a := range r.Agents {
+			t.Logf("  agent %d from %s: clock %+.3f ± %.3f ms, round trip %.3f ms, first start %s ms, its skew %s ms",
+				i, a.Addr, a.OffsetMs, a.UncertaintyMs, a.RTTMs, fmtMsPtr(a.FirstStartMs), fmtMsPtr(a.StartSkewMs))
 			wantOffset := 0.0
 			if i == 2 {
 				wantOffset = float64(ahead.Milliseconds())
