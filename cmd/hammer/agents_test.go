@@ -150,6 +150,7 @@ func coordinate(t *testing.T, args ...string) (*proc, []*proc) {
 // histograms are exactly those of every attempt recorded, and the agents
 // leave once the coordinator is done.
 func TestAgentsRace(t *testing.T) {
+	t.Parallel() // processes and sockets of its own; the shared stack by run id
 	dir := filepath.Join(t.TempDir(), "out")
 	args := append([]string{"run", "--mode", "lock-plus-update", "--agents", "3", "--listen", "127.0.0.1:0",
 		"--goroutines", "40", "--seats", "100", "--quiet", "--out", dir}, stackArgs(t)...)
@@ -210,6 +211,7 @@ func TestAgentsRace(t *testing.T) {
 // in the middle of a race makes the run unknown (exit 3), naming it,
 // within 5 seconds.
 func TestAgentLost(t *testing.T) {
+	t.Parallel() // processes and sockets of its own; the shared stack by run id
 	for _, tt := range []struct {
 		name string
 		sig  syscall.Signal
@@ -219,6 +221,7 @@ func TestAgentLost(t *testing.T) {
 		{"silent", syscall.SIGSTOP, "sent nothing for 3s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "out")
 			// The open model keeps the race going for its duration, sold out or not.
 			coord, agents := coordinate(t, append([]string{"run", "--mode", "update-only", "--agents", "3", "--listen", "127.0.0.1:0",
@@ -263,6 +266,7 @@ func goNs(t *testing.T, dir string) int64 {
 // TestCoordinatorLost: when the coordinator dies in the middle of a race,
 // every agent exits within 5 seconds (exit 3) and takes its worker with it.
 func TestCoordinatorLost(t *testing.T) {
+	t.Parallel() // processes and sockets of its own; the shared stack by run id
 	coord, agents := coordinate(t, "run", "--mode", "update-only", "--agents", "3", "--listen", "127.0.0.1:0",
 		"--rate", "1000", "--duration", "5s", "--seats", "300", "--stack", "local", "--out", filepath.Join(t.TempDir(), "out"))
 	coord.await(t, progressRe, time.Minute)

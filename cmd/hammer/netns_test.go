@@ -241,6 +241,7 @@ func postgresBin(t *testing.T) string {
 // coordinator must estimate that and keep the start together. The
 // verdicts must be those of one host, and nothing may be left behind.
 func TestMultiHost(t *testing.T) {
+	t.Parallel() // namespaces, servers and processes of its own
 	const ahead = 250 * time.Millisecond
 	n := newNetns(t, 3)
 	redisURL, pgURL := startServers(t, n)

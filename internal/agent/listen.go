@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"time"
 )
 
@@ -116,6 +115,13 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 			return nil, ctx.Err()
 		}
 	}
+	go func() { // handshakes still in flight find every place taken
+		for ; pending > 0; pending-- {
+			if a := <-answers; a != nil {
+				a.refuse(fmt.Sprintf("all %d agents have joined", n))
+			}
+		}
+	}()
 	for _, a := range joined {
 		clk, err := a.Sync(joinPings)
 		if err != nil {
@@ -123,15 +129,27 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 			return nil, err
 		}
 		a.Joined = clk
+		fmt.Fprintf(l.o.Log, "hammer: agent %d's clock reads %+.3f ms ± %.3f ms against this one's (round trip %.3f ms)\n",
+			a.Index, ms(clk.Offset), ms(clk.Uncertainty), ms(clk.RTT))
 	}
 	return joined, nil
 }
 
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
 // joinPings is how many pings estimate an agent's clock when it joins.
 const joinPings = 8
 
+// count is how many places of as are taken.
 func count(as []*Agent) int {
-	return len(as) - len(slices.DeleteFunc(slices.Clone(as), func(a *Agent) bool { return a != nil }))
+	n := 0
+	for _, a := range as {
+		if a != nil {
+			n++
+		}
+	}
+	return n
 }
 
 func closeAll(as []*Agent) {

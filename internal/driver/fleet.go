@@ -35,6 +35,9 @@ type fleet struct {
 // startWorkers starts the race's workers, as child processes or, with
 // agents, one on each agent, and sends each its configuration.
 func startWorkers(ctx context.Context, o Options, cfg workerConfig) (*fleet, error) {
+	if n := len(o.Agents); n > 0 && n != o.Procs {
+		return nil, fmt.Errorf("%d worker processes on %d agents: one each", o.Procs, n)
+	}
 	f := &fleet{events: make(chan event, 1024), quit: make(chan struct{})}
 	for p := range o.Procs {
 		w, err := startWorker(o, cfg.forProc(p, o), p)
