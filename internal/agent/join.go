@@ -233,7 +233,7 @@ func (c *child) write(line []byte) {
 // start starts a worker, hands it config and relays its output.
 func (s *session) start(config []byte) error {
 	cmd := exec.Command(s.o.Worker[0], s.o.Worker[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childSysProcAttr()
 	c := &child{cmd: cmd, stderr: tail.New(4096), done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	stdin, err := cmd.StdinPipe()

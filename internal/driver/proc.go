@@ -45,7 +45,7 @@ type local struct {
 
 func startLocal(c Command) (*local, error) {
 	cmd := exec.Command(c.Path, c.Args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = workerSysProcAttr()
 	l := &local{cmd: cmd, stderr: tail.New(4096)}
 	cmd.Stderr = l.stderr
 	var err error

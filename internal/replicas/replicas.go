@@ -112,7 +112,7 @@ func (s *Set) launch(r *replica) error {
 	cmd.WaitDelay = 2 * time.Second
 	r.out = tail.New(4096)
 	cmd.Stdout, cmd.Stderr = r.out, r.out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr(syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start replica %d (%s): %w", r.index, s.spec.Command[0], err)
 	}

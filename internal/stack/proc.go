@@ -49,7 +49,7 @@ func (s procSpec) command(logFile *os.File) *exec.Cmd {
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: s.deathSig}
+	cmd.SysProcAttr = sysProcAttr(s.deathSig)
 	if s.owner != nil {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: s.owner.uid, Gid: s.owner.gid}
 	}

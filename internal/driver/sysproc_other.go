@@ -1,0 +1,20 @@
+//go:build !linux
+
+package driver
+
+import (
+	"syscall"
+	"time"
+)
+
+// workerSysProcAttr is empty: only Linux can have a child killed when its
+// parent dies, so elsewhere (the darwin release binaries) a coordinator
+// killed with SIGKILL may leave its workers running.
+func workerSysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
+
+// sleepUntil blocks until the wall clock reads at (Unix ns) with Go's own
+// timer: without Linux's absolute clock_nanosleep and timer slack, the
+// workers may wake up to about a millisecond apart (more start skew).
+func sleepUntil(at int64) {
+	time.Sleep(time.Until(time.Unix(0, at)))
+}
