@@ -6,12 +6,22 @@
 # servers, or when a Docker engine answers. Otherwise the missing server
 # packages are installed with apt-get when running as root; anyone else is
 # told exactly what to install. Exits non-zero when servers cannot be had.
+#
+# --local: the local binaries are wanted (hammer --stack local), whatever the
+# URLs or a Docker engine offer; the GitHub Action (action.yml) passes it.
 set -euo pipefail
 
-if [[ -n "${HAMMER_REDIS_URL:-}" && -n "${HAMMER_PG_URL:-}" ]]; then
+local_only=false
+if [[ ${1:-} == --local ]]; then
+  local_only=true
+elif [[ $# -gt 0 ]]; then
+  echo "usage: $0 [--local]" >&2
+  exit 2
+fi
+if ! $local_only && [[ -n "${HAMMER_REDIS_URL:-}" && -n "${HAMMER_PG_URL:-}" ]]; then
   exit 0
 fi
-if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
+if ! $local_only && command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
   exit 0
 fi
 
