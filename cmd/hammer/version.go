@@ -49,9 +49,10 @@ func stampOf(linked buildStamp, info *debug.BuildInfo, ok bool) buildStamp {
 }
 
 // withBuildInfo fills the parts of s the linker left empty from the build
-// information: the main module's version (not "(devel)", which is what a
-// build inside the repository records) and the vcs.* settings that
-// `go build` records when it runs in a git checkout.
+// information: the main module's version (`go install …@v1.2.0`, or since
+// Go 1.24 one made from the tag or commit of a git checkout; "(devel)" when
+// there was neither) and the vcs.* settings `go build` records in a git
+// checkout.
 func withBuildInfo(s buildStamp, info *debug.BuildInfo) buildStamp {
 	settings := map[string]string{}
 	for _, kv := range info.Settings {
