@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -119,27 +118,6 @@ func closeAgents(agents []*agent.Agent) {
 	for _, a := range agents {
 		a.Close()
 	}
-}
-
-// hammerVersion is what coordinator and agents compare: the module
-// version and VCS revision the binary was built from.
-func hammerVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += "+dirty"
-			}
-		}
-	}
-	return v
 }
 
 // agentCmd is `hammer agent`: a worker host that joins a coordinator.

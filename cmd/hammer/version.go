@@ -92,9 +92,22 @@ func versionCmd(args []string, io stdio) int {
 	if fs.NArg() > 0 {
 		return usageError(io, "version", "unexpected argument %q", fs.Arg(0))
 	}
+	fmt.Fprint(io.out, thisBuild())
+	return exitOK
+}
+
+// thisBuild is the stamp of the running binary.
+func thisBuild() buildStamp {
 	info, ok := debug.ReadBuildInfo()
 	s := stampOf(buildStamp{Version: version, Commit: commit, Date: date}, info, ok)
 	s.Go = runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
-	fmt.Fprint(io.out, s)
-	return exitOK
+	return s
+}
+
+// hammerVersion is what a coordinator and its agents must share: the
+// version and commit (not the build date, nor the platform: agents may
+// run on other architectures).
+func hammerVersion() string {
+	s := thisBuild()
+	return s.Version + " " + s.Commit
 }
