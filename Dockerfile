@@ -41,7 +41,8 @@ RUN useradd --uid 10001 --user-group --create-home --shell /usr/sbin/nologin ham
  && mkdir -p /work/results \
  && chown -R hammer:hammer /work
 COPY --from=build /out/hammer /usr/local/bin/hammer
-USER hammer
+# Numeric, so that a pod with runAsNonRoot can tell it is not root.
+USER 10001:10001
 WORKDIR /work
 # hammer's servers live under TMPDIR (/tmp) and die with hammer. Run with
 # --init (or compose's init: true) so a tiny init reaps any orphan.

@@ -94,7 +94,7 @@ func TestDockerfile(t *testing.T) {
 		{"COPY of the binary", strings.Join(final["COPY"], "; "), "--from=build /out/hammer /usr/local/bin/hammer"},
 		{"ENTRYPOINT", strings.Join(final["ENTRYPOINT"], "; "), `["hammer"]`},
 		{"CMD", strings.Join(final["CMD"], "; "), `["gate"]`},
-		{"USER", strings.Join(final["USER"], "; "), "hammer"},
+		{"USER", strings.Join(final["USER"], "; "), "10001:10001"}, // numeric: runAsNonRoot can check it; the uid deploy/ runs as
 		{"WORKDIR", strings.Join(final["WORKDIR"], "; "), "/work"},
 	}
 	for _, c := range checks {
@@ -102,7 +102,7 @@ func TestDockerfile(t *testing.T) {
 			t.Errorf("runtime %s = %q, want %q", c.what, c.got, c.want)
 		}
 	}
-	if !regexp.MustCompile(`useradd [^\n]*\bhammer\b`).MatchString(runtime) || !strings.Contains(runtime, "chown -R hammer:hammer /work") {
+	if !regexp.MustCompile(`useradd --uid 10001 [^\n]*\bhammer\b`).MatchString(runtime) || !strings.Contains(runtime, "chown -R hammer:hammer /work") {
 		t.Errorf("the runtime stage does not create the user hammer owning /work:\n%s", runtime)
 	}
 }
