@@ -21,6 +21,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -148,10 +149,13 @@ func quiet(err error, wait time.Duration) error {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return fmt.Errorf("sent nothing for %s", wait)
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("closed the connection")
+	case errors.Is(err, syscall.ECONNRESET):
+		return errors.New("reset the connection")
 	}
-	return err
+	return fmt.Errorf("broke the connection: %w", err)
 }
 
 // beat sends a heartbeat every beatEvery until stop is closed or a send
