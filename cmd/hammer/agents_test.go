@@ -217,7 +217,7 @@ func TestAgentLost(t *testing.T) {
 		sig  syscall.Signal
 		says string
 	}{
-		{"killed", syscall.SIGKILL, "(closed|reset) the connection"},
+		{"killed", syscall.SIGKILL, "(?:closed|reset) the connection"},
 		{"silent", syscall.SIGSTOP, "sent nothing for 3s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
