@@ -52,6 +52,12 @@ const (
 // DefaultTimeout bounds the check of one run.
 const DefaultTimeout = 10 * time.Second
 
+// MaxOperations bounds the history Check hands porcupine: one operation
+// per attempt and three per seat. Porcupine's timeout bounds its search,
+// not the preparation of its input, which for a sector of a million seats
+// alone took longer than the race (25 s).
+const MaxOperations = 250_000
+
 // History is what the check looks at for one run.
 type History struct {
 	// Run names the run, for the visualization.
@@ -142,6 +148,10 @@ func (r Result) Summary() string {
 func Check(h History, timeout time.Duration) Result {
 	if h.LedgerUnread {
 		return Result{Status: NotChecked, Reason: "the ledger was not read back, so what was sold cannot be told"}
+	}
+	if n := len(h.Attempts) + 3*h.Seats; n > MaxOperations {
+		return Result{Status: NotChecked, Reason: fmt.Sprintf("%d attempts and %d seats make %d operations, more than porcupine is given (%d)",
+			len(h.Attempts), h.Seats, n, MaxOperations)}
 	}
 	began := time.Now()
 	ops := operations(h)

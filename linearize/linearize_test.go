@@ -242,3 +242,14 @@ func TestVisualize(t *testing.T) {
 		t.Error("a legal history's page jumps to an error")
 	}
 }
+
+// TestCheckTooLarge: a history too large to hand porcupine is "not
+// checked" at once, never "ok".
+func TestCheckTooLarge(t *testing.T) {
+	h := newRace(MaxOperations).sellout(1, 2, 3).h
+	began := time.Now()
+	got := Check(h, DefaultTimeout)
+	if got.Status != NotChecked || !strings.Contains(got.Reason, "more than porcupine is given") || time.Since(began) > time.Second {
+		t.Fatalf("got %s after %s, want not checked at once", got.Summary(), time.Since(began))
+	}
+}
