@@ -76,6 +76,11 @@ type History struct {
 	// Faults, Outages: drawn as annotations of the visualization.
 	Faults  []history.FaultEvent
 	Outages []history.Outage
+	// ClockUncertainty is how far each process's clock may be off the
+	// coordinator's (a run raced on agents), by process number; each
+	// attempt's interval is widened by its process's, so that real-time
+	// order is only asserted where the clocks can tell it. Nil: one clock.
+	ClockUncertainty []time.Duration
 }
 
 // Finding is one seat porcupine could not linearize.

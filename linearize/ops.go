@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -15,11 +16,14 @@ import (
 // signal) to end, the instant after the last answer, when every attempt
 // without a known outcome has happened or never will; the ledger is read
 // after end.
-type timeline struct{ start, end int64 }
+type timeline struct {
+	start, end  int64
+	uncertainty []time.Duration // of each process's clock (History.ClockUncertainty)
+}
 
 // span returns the timeline of a run's attempts.
 func span(h History) timeline {
-	t := timeline{start: h.GoAt}
+	t := timeline{start: h.GoAt, uncertainty: h.ClockUncertainty}
 	for _, a := range h.Attempts {
 		if a.Invoke != 0 && (t.start == 0 || a.Invoke < t.start) {
 			t.start = a.Invoke
@@ -43,6 +47,9 @@ func (t timeline) interval(a history.Attempt) (from, to int64) {
 	to = a.Complete
 	if a.Outcome.Indeterminate() || to == 0 {
 		to = t.end
+	}
+	if u := t.uncertainty; a.Proc >= 0 && a.Proc < len(u) {
+		from, to = max(from-int64(u[a.Proc]), t.start), min(to+int64(u[a.Proc]), t.end)
 	}
 	return from, max(from, to)
 }

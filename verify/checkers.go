@@ -69,6 +69,7 @@ func CheckTwice(in Input, timeout time.Duration) (Verdict, linearize.Result) {
 	lin := linearize.Check(linearize.History{
 		Run: in.Run, Seats: in.Seats, Attempts: in.Attempts, Sales: in.Sales,
 		LedgerUnread: in.LedgerUnread != "", GoAt: in.GoAt, Faults: in.Faults, Outages: in.Outages,
+		ClockUncertainty: in.ClockUncertainty,
 	}, timeout)
 	return reconcile(v, newIndex(in), lin), lin
 }

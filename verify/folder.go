@@ -57,6 +57,7 @@ func RunInput(run history.Run, r history.Records) Input {
 		Outages:           run.Outages,
 		Run:               run.Name,
 		RequestsPerWorker: run.RequestsPerWorker,
+		ClockUncertainty:  ClockUncertainties(run),
 	}
 }
 

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
@@ -14,6 +15,10 @@ type index struct {
 	attempts map[string][]history.Attempt // by request id, in history order
 	rows     map[string][]history.Sale    // by request id, in ledger order
 	overlaps []overlap                    // lock holders that overlapped, with why
+	// unclear counts the overlaps too short to tell from the error of the
+	// holders' clocks (agents), the largest error among them unclearBy.
+	unclear   int
+	unclearBy time.Duration
 	// miscounted says, per worker, where the history holds another number
 	// of attempts than the race made.
 	miscounted []string
@@ -62,6 +67,9 @@ func (x *index) notes() []string {
 		out = append(out, n)
 	}
 	if n := x.overlapNote(); n != "" {
+		out = append(out, n)
+	}
+	if n := x.clockNote(); n != "" {
 		out = append(out, n)
 	}
 	out = append(out, x.outageNotes()...)

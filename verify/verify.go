@@ -107,6 +107,10 @@ type Input struct {
 	Outages []history.Outage
 	// Run is the run's name, for messages.
 	Run string
+	// ClockUncertainty is how far each process's clock may be off the
+	// coordinator's, by process number, when the run raced on agents;
+	// nil when every process shared the coordinator's clock.
+	ClockUncertainty []time.Duration
 	// RequestsPerWorker is how many attempt records the race made for each
 	// worker process; the attempts of each Proc are counted against it. Nil
 	// skips the count (a run that never raced, or an older folder).

@@ -39,7 +39,8 @@ type overlap struct {
 
 // classify finds every overlap of the run with its cause.
 func (x *index) classify() []overlap {
-	found := overlappingPairs(x.in.Attempts)
+	var found []pair
+	found, x.unclear, x.unclearBy = x.provable(overlappingPairs(x.in.Attempts))
 	out := make([]overlap, len(found))
 	for i, o := range found {
 		out[i] = overlap{pair: o, cause: x.causeOf(o)}
@@ -83,7 +84,8 @@ func (x *index) injectedOn(a history.Attempt) bool {
 // it: b came a whole TTL after a took the lock or its heartbeat last
 // extended it. a's stamps are taken after the commands returned, so a lock
 // can expire up to one round trip earlier than stamp + TTL: a tenth of the
-// TTL, at most 50 ms, is allowed for it. A heartbeat that failed while the
+// TTL, at most 50 ms, is allowed for it, plus how far the two holders'
+// clocks may be off each other (agents). A heartbeat that failed while the
 // lock should still have lived did run, so the lock did not expire for
 // want of it: that is no stall.
 func (x *index) expiredBefore(a, b history.Attempt) bool {
@@ -91,7 +93,7 @@ func (x *index) expiredBefore(a, b history.Attempt) bool {
 	if ttl <= 0 {
 		return false
 	}
-	slack := min(ttl/10, int64(50*time.Millisecond))
+	slack := min(ttl/10, int64(50*time.Millisecond)) + x.clockError(a.Proc, b.Proc)
 	lived := max(a.LockAcquired, a.Extended) + ttl - slack
 	if a.ExtendFailed != 0 && a.ExtendFailed < lived {
 		return false
