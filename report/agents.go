@@ -74,7 +74,7 @@ func writeAgents(b *strings.Builder, s Summary) {
 	var rows strings.Builder
 	for _, r := range s.Runs {
 		for _, a := range r.Agents {
-			fmt.Fprintf(&rows, "| `%s` | %d | %s (%s) | %+.3f ± %.3f | %.3f | %s | %s |\n", r.Name, a.Index, a.Host, a.Addr,
+			fmt.Fprintf(&rows, "| `%s` | %d | %s (%s) | %+.3f ± %.3f | %.3f | %s | %s |\n", r.Name, a.Index, strings.ReplaceAll(a.Host, "|", "\\|"), a.Addr,
 				a.OffsetMs, a.UncertaintyMs, a.RTTMs, fmtOptMs(a.FirstStartMs), fmtOptMs(a.StartSkewMs))
 		}
 	}

@@ -57,14 +57,32 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 	case a.joinTimeout <= 0:
 		return fmt.Errorf("--join-timeout must be positive, got %s", a.joinTimeout)
 	}
-	if _, _, err := net.SplitHostPort(a.listen); err != nil {
+	host, _, err := net.SplitHostPort(a.listen)
+	if err != nil {
 		return fmt.Errorf("--listen %q: %v", a.listen, err)
+	}
+	if host != "" && !loopback(a.listen) && f.serversOnLoopback() {
+		return fmt.Errorf("--listen %s lets agents join from other hosts, but the %s stack's servers listen on this host's loopback: use --stack external with addresses the agents reach",
+			a.listen, f.stackKind)
 	}
 	if err := agent.CheckToken(a.token); err != nil {
 		return fmt.Errorf("--agents needs a shared token in $%s (or --token): %v", envToken, err)
 	}
 	f.procs = a.n
 	return nil
+}
+
+// serversOnLoopback reports whether the stack the flags ask for starts
+// its servers on this host's loopback: local or docker, or auto without
+// URLs to take.
+func (f *raceFlags) serversOnLoopback() bool {
+	switch f.stackKind {
+	case "local", "docker":
+		return true
+	case "auto":
+		return f.redisURL == "" && f.pgURL == ""
+	}
+	return false
 }
 
 // join waits for the agents, saying where they can join; on failure it

@@ -78,6 +78,8 @@ func TestBadInput(t *testing.T) {
 		{name: "agents without a token", args: []string{"run", "--mode", "none", "--agents", "2"}, want: "--agents needs a shared token in $HAMMER_TOKEN (or --token)"},
 		{name: "agents with a short token", args: []string{"run", "--mode", "none", "--agents", "2", "--token", "0123456789"}, want: "at least 16 characters"},
 		{name: "agents and procs", args: []string{"load", "--agents", "2", "--procs", "3", "--token", "0123456789abcdef"}, want: "--agents 2 runs one worker on each agent: drop --procs"},
+		{name: "agents elsewhere with a local stack", args: []string{"run", "--mode", "none", "--agents", "2", "--listen", "0.0.0.0:7070", "--stack", "local", "--token", "0123456789abcdef"},
+			want: "the local stack's servers listen on this host's loopback: use --stack external"},
 		{name: "listen without agents", args: []string{"gate", "--listen", "0.0.0.0:7070"}, want: "--listen goes with --agents"},
 		{name: "agent without a coordinator", args: []string{"agent"}, want: "--join host:port is required"},
 		{name: "agent without a token", args: []string{"agent", "--join", "127.0.0.1:7070"}, want: "set $HAMMER_TOKEN (or --token)"},

@@ -198,7 +198,7 @@ func TestLostAgent(t *testing.T) {
 			case kindPing:
 				_ = lk.send(frame{Kind: kindPong, T1: f.T1, T2: time.Now().UnixNano(), T3: time.Now().UnixNano()})
 			case kindStart:
-				_ = lk.send(frame{Kind: kindStarted, Pid: 42})
+				_ = lk.send(frame{Kind: kindStarted, Seq: f.Seq, Pid: 42})
 			}
 		}
 	}()
@@ -307,5 +307,73 @@ func TestManInTheMiddle(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "wrong token") {
 		t.Errorf("coordinator log %q: want the relayed agent refused", log.String())
+	}
+}
+
+// TestStrangerFrameLimit: before proving the token, a peer's frame may
+// not exceed maxHandshakeFrame; a larger length is refused unread.
+func TestStrangerFrameLimit(t *testing.T) {
+	ln, log := listen(t, "v1")
+	go func() { _, _ = ln.Accept(context.Background(), 1, 3*time.Second) }()
+	raw, err := net.Dial("tcp", ln.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tls.Client(raw, clientTLS())
+	defer c.Close()
+	lk := &link{conn: c}
+	if _, err := lk.recv(2 * time.Second); err != nil { // the challenge
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte{0x01, 0x00, 0x00, 0x00}); err != nil { // a 16 MiB frame
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(log.String(), "over the 8192-byte limit") {
+		if time.Now().After(deadline) {
+			t.Fatalf("coordinator log %q: want the oversized hello refused", log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRejoin: an agent that leaves while the coordinator still waits for
+// others gives its index up, and a new agent asking for it is let in (a
+// Kubernetes Job restarting a pod).
+func TestRejoin(t *testing.T) {
+	ln, log := listen(t, "v1")
+	zero := 0
+	var first <-chan error
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := JoinOptions{Addr: ln.Addr(), Token: token, Version: "v1", Host: "first", Timeout: 5 * time.Second, Worker: []string{"cat"}, Index: &zero}
+	done := make(chan error, 1)
+	go func() { done <- Join(ctx, o) }()
+	first = done
+	accepted := make(chan []*Agent, 1)
+	go func() {
+		as, _ := ln.Accept(context.Background(), 2, 10*time.Second)
+		accepted <- as
+	}()
+	for !strings.Contains(log.String(), "agent 0 joined") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel() // the first agent's pod goes away
+	<-first
+	time.Sleep(100 * time.Millisecond)
+	second := join(ln.Addr(), func(o *JoinOptions) { o.Index = &zero; o.Host = "second" })
+	one := 1
+	third := join(ln.Addr(), func(o *JoinOptions) { o.Index = &one })
+	as := <-accepted
+	if len(as) != 2 || as[0].Host != "second" {
+		t.Fatalf("joined %v; log:\n%s", as, log.String())
+	}
+	for _, a := range as {
+		a.Close()
+	}
+	for _, d := range []<-chan error{second, third} {
+		if err := within(t, d, 5*time.Second); err != nil {
+			t.Errorf("agent: %v", err)
+		}
 	}
 }

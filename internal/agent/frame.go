@@ -87,6 +87,11 @@ type frame struct {
 	T2 int64 `json:"t2,omitempty"`
 	T3 int64 `json:"t3,omitempty"`
 
+	// Seq numbers the workers an agent starts: start carries it, and
+	// started, out and exited echo it, so that a late frame of an
+	// abandoned worker is never taken for the next one's.
+	Seq int `json:"seq,omitempty"`
+
 	// Worker: its configuration (start), a line to its stdin (in) or from
 	// its stdout (out), its pid (started), a signal to send it, and how it
 	// ended (exited: the exit code, or the signal that killed it, and the
@@ -120,17 +125,24 @@ func (l *link) send(f frame) error {
 	return err
 }
 
+// maxHandshakeFrame bounds a frame read before the peer proved the
+// token: a stranger gets no more of the coordinator's memory than this.
+const maxHandshakeFrame = 8 << 10
+
 // recv reads the next frame, failing when none (not even a heartbeat)
 // arrives within wait.
-func (l *link) recv(wait time.Duration) (frame, error) {
+func (l *link) recv(wait time.Duration) (frame, error) { return l.recvMax(wait, maxFrame) }
+
+// recvMax is recv for frames of at most limit bytes.
+func (l *link) recvMax(wait time.Duration, limit uint32) (frame, error) {
 	_ = l.conn.SetReadDeadline(time.Now().Add(wait))
 	var head [4]byte
 	if _, err := io.ReadFull(l.conn, head[:]); err != nil {
 		return frame{}, quiet(err, wait)
 	}
 	n := binary.BigEndian.Uint32(head[:])
-	if n > maxFrame {
-		return frame{}, fmt.Errorf("frame of %d bytes is over the %d-byte limit", n, maxFrame)
+	if n > limit {
+		return frame{}, fmt.Errorf("sent a frame of %d bytes, over the %d-byte limit", n, limit)
 	}
 	body := make([]byte, n)
 	if _, err := io.ReadFull(l.conn, body); err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -106,7 +107,7 @@ func hello(lk *link, o JoinOptions) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("coordinator at %s: TLS: %w", o.Addr, err)
 	}
-	ch, err := lk.recv(handshakeTimeout)
+	ch, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
 	if err != nil {
 		return 0, fmt.Errorf("coordinator at %s %w", o.Addr, err)
 	}
@@ -120,6 +121,8 @@ func hello(lk *link, o JoinOptions) (int, error) {
 	// that the coordinator logs the refusal too.
 	hi := frame{Kind: kindHello, Protocol: Protocol, Version: o.Version, Proof: proof(o.Token, fromAgent, bound, ch.Nonce), Index: o.Index, Host: o.Host}
 	if !hmac.Equal(ch.Proof, proof(o.Token, fromCoordinator, bound, ch.Nonce)) {
+		// No proof for whoever this is: nothing to guess the token from.
+		hi.Proof = nil
 		_ = lk.send(hi)
 		return 0, fmt.Errorf("%w: the coordinator at %s does not hold this token (wrong token, or someone in between)", ErrRefused, o.Addr)
 	}
@@ -131,7 +134,7 @@ func hello(lk *link, o JoinOptions) (int, error) {
 		return 0, err
 	}
 	for {
-		f, err := lk.recv(handshakeTimeout)
+		f, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
 		switch {
 		case err != nil:
 			return 0, fmt.Errorf("coordinator at %s %w", o.Addr, err)
@@ -194,7 +197,7 @@ func (s *session) handle(f frame) error {
 		return s.lk.send(frame{Kind: kindPong, T1: f.T1, T2: now, T3: time.Now().Add(s.o.ClockOffset).UnixNano()})
 	case kindStart:
 		s.killChild()
-		return s.start(f.Line)
+		return s.start(f.Seq, f.Line)
 	case kindIn:
 		if c != nil {
 			c.write(f.Line)
@@ -230,9 +233,10 @@ func (c *child) write(line []byte) {
 	_, _ = c.stdin.Write(append(line, '\n'))
 }
 
-// start starts a worker, hands it config and relays its output.
-func (s *session) start(config []byte) error {
+// start starts worker seq, hands it config and relays its output.
+func (s *session) start(seq int, config []byte) error {
 	cmd := exec.Command(s.o.Worker[0], s.o.Worker[1:]...)
+	cmd.Env = withoutToken(os.Environ())
 	cmd.SysProcAttr = childSysProcAttr()
 	c := &child{cmd: cmd, stderr: tail.New(4096), done: make(chan struct{})}
 	cmd.Stderr = c.stderr
@@ -245,33 +249,30 @@ func (s *session) start(config []byte) error {
 		err = cmd.Start()
 	}
 	if err != nil {
-		return s.lk.send(frame{Kind: kindExited, Code: 127, Stderr: "start worker: " + err.Error()})
+		return s.lk.send(frame{Kind: kindExited, Seq: seq, Code: 127, Stderr: "start worker: " + err.Error()})
 	}
 	c.stdin = stdin
 	s.mu.Lock()
 	s.ch = c
 	s.mu.Unlock()
 	c.write(config)
-	if err := s.lk.send(frame{Kind: kindStarted, Pid: cmd.Process.Pid}); err != nil {
-		return err
-	}
-	go s.relay(c, stdout)
-	return nil
+	go s.relay(seq, c, stdout) // before anything can fail: killChild waits for it
+	return s.lk.send(frame{Kind: kindStarted, Seq: seq, Pid: cmd.Process.Pid})
 }
 
 // relay sends the worker's lines to the coordinator, then how it ended.
-func (s *session) relay(c *child, stdout io.Reader) {
+func (s *session) relay(seq int, c *child, stdout io.Reader) {
 	defer close(c.done)
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), maxFrame)
 	for sc.Scan() {
-		if s.lk.send(frame{Kind: kindOut, Line: append([]byte(nil), sc.Bytes()...)}) != nil {
+		if s.lk.send(frame{Kind: kindOut, Seq: seq, Line: append([]byte(nil), sc.Bytes()...)}) != nil {
 			break // the coordinator is gone; run notices
 		}
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	err := c.cmd.Wait()
-	f := frame{Kind: kindExited, Stderr: c.stderr.Last()}
+	f := frame{Kind: kindExited, Seq: seq, Stderr: c.stderr.Last()}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		f.Code = exit.ExitCode()
@@ -282,6 +283,17 @@ func (s *session) relay(c *child, stdout io.Reader) {
 		f.Code = 1
 	}
 	_ = s.lk.send(f)
+}
+
+// withoutToken is env without the shared token: a worker has no use for it.
+func withoutToken(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HAMMER_TOKEN=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // killChild kills the worker in progress, if any, and waits for it.

@@ -95,6 +95,11 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 	for count(joined) < n {
 		select {
 		case c := <-conns:
+			if pending >= maxHandshakes {
+				fmt.Fprintf(l.o.Log, "hammer: refused a connection from %s: %d others are still proving the token\n", c.RemoteAddr(), pending)
+				c.Close()
+				continue
+			}
 			pending++
 			go func() { answers <- l.handshake(c) }()
 		case a := <-answers:
@@ -138,6 +143,10 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// maxHandshakes bounds the connections proving the token at once; more
+// are closed at once.
+const maxHandshakes = 16
+
 // joinPings is how many pings estimate an agent's clock when it joins.
 const joinPings = 8
 
@@ -160,8 +169,16 @@ func closeAll(as []*Agent) {
 	}
 }
 
-// admit gives a an index and welcomes it into joined, or refuses it.
+// admit gives a an index and welcomes it into joined, or refuses it. An
+// agent that left while the others joined gives its place up (a pod
+// restarted by its Job comes back with the same index).
 func (l *Listener) admit(a *Agent, n int, joined []*Agent) {
+	for i, j := range joined {
+		if j != nil && j.Err() != nil {
+			fmt.Fprintf(l.o.Log, "hammer: agent %d left before the race (%v); its place is free again\n", i, j.Err())
+			joined[i] = nil
+		}
+	}
 	index, why := pickIndex(a.want, n, joined)
 	if why != "" {
 		fmt.Fprintf(l.o.Log, "hammer: refused an agent from %s: %s\n", a.Addr, why)
@@ -201,7 +218,7 @@ func (l *Listener) handshake(c net.Conn) *Agent {
 		c.Close()
 		return nil
 	}
-	hello, err := lk.recv(handshakeTimeout)
+	hello, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
 	switch {
 	case err != nil:
 		return refuse("no hello: " + err.Error())

@@ -27,6 +27,7 @@ type Agent struct {
 
 	mu      sync.Mutex
 	w       *Worker // the worker of the race in progress, if any
+	seq     int     // the last worker's number
 	lost    error   // why the link broke; nil while it holds
 	closing bool
 	gone    chan struct{} // closed once the link broke or was closed
@@ -69,7 +70,7 @@ func (a *Agent) route() {
 			a.mu.Lock()
 			w := a.w
 			a.mu.Unlock()
-			if w != nil {
+			if w != nil && w.seq == f.Seq { // else a worker given up on
 				w.take(f)
 			}
 		}
@@ -138,9 +139,11 @@ func (a *Agent) Start(config []byte) (*Worker, error) {
 		a.mu.Unlock()
 		return nil, a.lost
 	}
+	a.seq++
+	w.seq = a.seq
 	a.w = w
 	a.mu.Unlock()
-	if err := a.lk.send(frame{Kind: kindStart, Line: config}); err != nil {
+	if err := a.lk.send(frame{Kind: kindStart, Seq: w.seq, Line: config}); err != nil {
 		return nil, fmt.Errorf("%s: start a worker: %w", a.Name(), err)
 	}
 	select {
@@ -171,6 +174,7 @@ func (a *Agent) Close() {
 // Worker is a worker process an agent started for the coordinator.
 type Worker struct {
 	a       *Agent
+	seq     int // its number among the agent's workers
 	out     *queue
 	pid     int
 	started chan frame
