@@ -228,6 +228,9 @@ type Agent struct {
 	Uncertainty int64 `json:"offset_uncertainty_ns"`
 	// RTT is the round trip of the ping the estimate rests on.
 	RTT int64 `json:"rtt_ns"`
+	// Drift is how far the offset moved by the end of the race (estimated
+	// again then), which adds to the uncertainty of the race's instants.
+	Drift int64 `json:"drift_ns"`
 }
 
 // Outage is a span during which a server did not answer, or came back as

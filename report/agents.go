@@ -19,6 +19,8 @@ type AgentSummary struct {
 	OffsetMs      float64 `json:"clock_offset_ms"`
 	UncertaintyMs float64 `json:"clock_uncertainty_ms"`
 	RTTMs         float64 `json:"rtt_ms"`
+	// DriftMs is how far the offset moved by the end of the race.
+	DriftMs float64 `json:"clock_drift_ms"`
 	// FirstStartMs is when the agent's first contender started, after the
 	// go signal; StartSkewMs the latest minus the earliest first start of
 	// its own contenders. Both on the coordinator's clock, so each is
@@ -45,7 +47,7 @@ func agentSummaries(run history.Run, attempts []history.Attempt) []AgentSummary 
 	out := make([]AgentSummary, len(run.Agents))
 	for p, ag := range run.Agents {
 		s := AgentSummary{Index: ag.Index, Host: ag.Host, Addr: ag.Addr, OffsetMs: ms(time.Duration(ag.Offset)),
-			UncertaintyMs: ms(time.Duration(ag.Uncertainty)), RTTMs: ms(time.Duration(ag.RTT))}
+			UncertaintyMs: ms(time.Duration(ag.Uncertainty)), RTTMs: ms(time.Duration(ag.RTT)), DriftMs: ms(time.Duration(ag.Drift))}
 		lo, hi, any := int64(0), int64(0), false
 		for key, t := range first {
 			if key[0] != p {
@@ -74,8 +76,8 @@ func writeAgents(b *strings.Builder, s Summary) {
 	var rows strings.Builder
 	for _, r := range s.Runs {
 		for _, a := range r.Agents {
-			fmt.Fprintf(&rows, "| `%s` | %d | %s (%s) | %+.3f ± %.3f | %.3f | %s | %s |\n", r.Name, a.Index, strings.ReplaceAll(a.Host, "|", "\\|"), a.Addr,
-				a.OffsetMs, a.UncertaintyMs, a.RTTMs, fmtOptMs(a.FirstStartMs), fmtOptMs(a.StartSkewMs))
+			fmt.Fprintf(&rows, "| `%s` | %d | %s (%s) | %+.3f ± %.3f | %.3f | %.3f | %s | %s |\n", r.Name, a.Index, strings.ReplaceAll(a.Host, "|", "\\|"), a.Addr,
+				a.OffsetMs, a.UncertaintyMs, a.DriftMs, a.RTTMs, fmtOptMs(a.FirstStartMs), fmtOptMs(a.StartSkewMs))
 		}
 	}
 	if rows.Len() == 0 {
@@ -83,10 +85,10 @@ func writeAgents(b *strings.Builder, s Summary) {
 	}
 	b.WriteString("## Agents\n\n")
 	b.WriteString("Each worker ran on an agent. Its clock was estimated against the coordinator's just before the race " +
-		"(the best of several pings: offset ± half its round trip), its go signal set on its own clock, and every instant " +
-		"it recorded moved onto the coordinator's timeline.\n\n")
-	b.WriteString("| run | agent | host | clock offset (ms) | round trip (ms) | first start after go (ms) | its start skew (ms) |\n")
-	b.WriteString("|---|---:|---|---:|---:|---:|---:|\n")
+		"(the best of several pings: offset ± half its round trip) and again after it (the drift), its go signal set on its own clock, " +
+		"and every instant it recorded moved onto the coordinator's timeline.\n\n")
+	b.WriteString("| run | agent | host | clock offset (ms) | drift during the race (ms) | round trip (ms) | first start after go (ms) | its start skew (ms) |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|\n")
 	b.WriteString(rows.String())
 	b.WriteString("\n")
 }

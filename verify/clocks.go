@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // A run raced on agents stamps its instants on several hosts' clocks,
@@ -28,40 +29,69 @@ func (x *index) clockError(p, q int) int64 {
 	return int64(u[p] + u[q] + clockMargin)
 }
 
-// provable keeps the overlaps longer than their holders' clocks could
-// make up, and counts the others, with the largest error among them.
-func (x *index) provable(found []pair) (kept []pair, unclear int, worst time.Duration) {
-	for _, o := range found {
-		e := x.clockError(o.First.Proc, o.Second.Proc)
-		if e > 0 && o.To-o.From <= e {
-			unclear++
-			worst = max(worst, time.Duration(e))
-			continue
-		}
-		kept = append(kept, o)
-	}
-	return kept, unclear, worst
+// unclearPair reports whether o is shorter than its holders' clocks could
+// make up.
+func (x *index) unclearPair(o pair) bool {
+	e := x.clockError(o.First.Proc, o.Second.Proc)
+	return e > 0 && o.To-o.From <= e
 }
 
-// clockNote says how many overlaps were left out as within the clocks'
-// error; "" when none was.
+// unclearOverlaps counts the overlaps that may never have happened, with
+// the largest clock error among them.
+func (x *index) unclearOverlaps() (n int, worst time.Duration) {
+	for _, o := range x.overlaps {
+		if o.unclear {
+			n++
+			worst = max(worst, time.Duration(x.clockError(o.First.Proc, o.Second.Proc)))
+		}
+	}
+	return n, worst
+}
+
+// clockNote says, outside lock-only, how many overlaps were left out as
+// within the clocks' error; "" when none was.
 func (x *index) clockNote() string {
-	if x.unclear == 0 {
+	n, worst := x.unclearOverlaps()
+	if n == 0 || x.in.Mode == scenarios.LockOnly {
 		return ""
 	}
-	return fmt.Sprintf("%d %s of lock holders on different agents overlapped by less than their clocks could be off (up to %s): not counted as overlaps",
-		x.unclear, pick(x.unclear, "pair", "pairs"), x.unclearBy.Round(time.Microsecond))
+	return fmt.Sprintf("%s of lock holders on different agents overlapped by less than their clocks could be off (up to %s): not counted as overlaps",
+		plural(n, "pair", "pairs"), worst.Round(time.Microsecond))
 }
 
-// ClockUncertainties is the uncertainty of each process's clock in run,
-// by process number; nil when it raced no agents.
+// clockGap says, in lock-only, that mutual exclusion cannot be told:
+// holders on different agents overlapped by less than their clocks could
+// be off, and nothing else proves or explains a break. A run with such
+// overlaps is never valid, and never invalid for them.
+func (x *index) clockGap() []string {
+	n, worst := x.unclearOverlaps()
+	if n == 0 || x.in.Mode != scenarios.LockOnly || x.worldBroke() {
+		return nil
+	}
+	return []string{fmt.Sprintf("mutual exclusion cannot be told: %s of lock holders on different agents overlapped by less than their clocks could be off (up to %s)",
+		plural(n, "pair", "pairs"), worst.Round(time.Microsecond))}
+}
+
+// maxClockError is the most any process's instants may be off the
+// coordinator's: zero on one clock.
+func (x *index) maxClockError() int64 {
+	var worst time.Duration
+	for _, u := range x.in.ClockUncertainty {
+		worst = max(worst, u+clockMargin)
+	}
+	return int64(worst)
+}
+
+// ClockUncertainties is the uncertainty of each process's clock in run
+// (the estimate's, plus how far it drifted during the race), by process
+// number; nil when it raced no agents.
 func ClockUncertainties(run history.Run) []time.Duration {
 	if len(run.Agents) == 0 {
 		return nil
 	}
 	out := make([]time.Duration, len(run.Agents))
 	for i, a := range run.Agents {
-		out[i] = time.Duration(a.Uncertainty)
+		out[i] = time.Duration(a.Uncertainty + a.Drift)
 	}
 	return out
 }

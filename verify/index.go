@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
@@ -15,10 +14,6 @@ type index struct {
 	attempts map[string][]history.Attempt // by request id, in history order
 	rows     map[string][]history.Sale    // by request id, in ledger order
 	overlaps []overlap                    // lock holders that overlapped, with why
-	// unclear counts the overlaps too short to tell from the error of the
-	// holders' clocks (agents), the largest error among them unclearBy.
-	unclear   int
-	unclearBy time.Duration
 	// miscounted says, per worker, where the history holds another number
 	// of attempts than the race made.
 	miscounted []string
@@ -103,6 +98,7 @@ func (x *index) gaps() []string {
 	out = append(out, x.miscounted...)
 	out = append(out, x.infraGaps()...)
 	out = append(out, x.worldGaps()...)
+	out = append(out, x.clockGap()...)
 	if x.in.Sector == nil && x.ledgerRead() && !x.in.NoCounter {
 		out = append(out, "final sector row was not read")
 	}

@@ -90,10 +90,11 @@ func (x *index) infraErrors(server string) int {
 // restartedAfter reports whether server came back as another process
 // (restarted, or replaced by a failover) after instant at: whatever it held
 // in memory at that instant, or had acknowledged without flushing, may be
-// gone since.
+// gone since. Outages are on the coordinator's clock: on agents, at is
+// taken as early as its clock could be off.
 func (x *index) restartedAfter(server string, at int64) bool {
 	for _, o := range x.in.Outages {
-		if o.Server == server && o.Restarted && o.To >= at {
+		if o.Server == server && o.Restarted && o.To >= at-x.maxClockError() {
 			return true
 		}
 	}
@@ -104,7 +105,7 @@ func (x *index) restartedAfter(server string, at int64) bool {
 // during the span from to to.
 func (x *index) restartedBetween(server string, from, to int64) bool {
 	for _, o := range x.in.Outages {
-		if o.Server == server && o.Restarted && o.From <= to && o.To >= from {
+		if e := x.maxClockError(); o.Server == server && o.Restarted && o.From <= to+e && o.To >= from-e {
 			return true
 		}
 	}

@@ -66,7 +66,7 @@ func (x *index) mutualExclusion() []Violation {
 	}
 	var overlaps []pair
 	for _, o := range x.overlaps {
-		if !o.cause.world() {
+		if !o.cause.world() && !o.unclear {
 			overlaps = append(overlaps, o.pair)
 		}
 	}
@@ -89,7 +89,12 @@ func (x *index) mutualExclusion() []Violation {
 // database backstop made harmless, and in lock-only those the world caused
 // while the strategy was caught anyway.
 func (x *index) overlapNote() string {
-	n := len(x.overlaps)
+	n := 0
+	for _, o := range x.overlaps {
+		if !o.unclear {
+			n++
+		}
+	}
 	switch {
 	case n == 0, x.worldBroke():
 		return ""

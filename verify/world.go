@@ -35,15 +35,17 @@ func (c cause) world() bool { return c == byStall || c == byOutage }
 type overlap struct {
 	pair
 	cause cause
+	// unclear: the holders ran on different agents and overlapped by less
+	// than their clocks could be off, so the overlap may never have been.
+	unclear bool
 }
 
 // classify finds every overlap of the run with its cause.
 func (x *index) classify() []overlap {
-	var found []pair
-	found, x.unclear, x.unclearBy = x.provable(overlappingPairs(x.in.Attempts))
+	found := overlappingPairs(x.in.Attempts)
 	out := make([]overlap, len(found))
 	for i, o := range found {
-		out[i] = overlap{pair: o, cause: x.causeOf(o)}
+		out[i] = overlap{pair: o, cause: x.causeOf(o), unclear: x.unclearPair(o)}
 	}
 	return out
 }
@@ -106,15 +108,35 @@ func (x *index) expiredBefore(a, b history.Attempt) bool {
 // oversells, double sales and lost updates such a run shows are then the
 // world's doing too, and are not judged.
 func (x *index) worldBroke() bool {
-	if x.in.Mode != scenarios.LockOnly || len(x.overlaps) == 0 {
+	if x.in.Mode != scenarios.LockOnly {
 		return false
 	}
+	world := false
 	for _, o := range x.overlaps {
-		if !o.cause.world() {
-			return false
+		switch {
+		case o.cause.world():
+			world = true
+		case !o.unclear:
+			return false // a proven overlap the world does not explain
 		}
 	}
-	return true
+	return world
+}
+
+// firstWorld is the first overlap the world caused; call it only when
+// worldBroke.
+func (x *index) firstWorld() (overlap, int) {
+	var first overlap
+	n := 0
+	for _, o := range x.overlaps {
+		if o.cause.world() {
+			if n == 0 {
+				first = o
+			}
+			n++
+		}
+	}
+	return first, n
 }
 
 // worldChecks names the checks a world-broken lock leaves unjudged.
@@ -126,9 +148,9 @@ func (x *index) worldGaps() []string {
 	if !x.worldBroke() {
 		return nil
 	}
-	o := x.overlaps[0]
+	o, n := x.firstWorld()
 	more := ""
-	if n := len(x.overlaps) - 1; n > 0 {
+	if n := n - 1; n > 0 {
 		more = fmt.Sprintf(" (and %s)", plural(n, "more such overlap", "more such overlaps"))
 	}
 	return []string{fmt.Sprintf("%s%s, so %s were not judged", x.worldStory(o), more, worldChecks)}

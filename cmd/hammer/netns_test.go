@@ -268,20 +268,30 @@ func TestMultiHost(t *testing.T) {
 		startIn(t, n.agents[1], nil, "agent", "--join", listen, "--index", "1"),
 		startIn(t, n.agents[2], nil, "agent", "--join", "127.0.0.1:17070", "--index", "2", "--clock-offset", ahead.String()),
 	}
-	if code := coord.wait(t, 3*time.Minute); code != exitOK {
-		t.Fatalf("coordinator exit %d, want 0 (every cell as expected); stderr:\n%s", code, coord.stderr())
-	}
+	code := coord.wait(t, 3*time.Minute)
 	for i, a := range agents {
 		if code := a.wait(t, 5*time.Second); code != exitOK {
 			t.Errorf("agent %d exit %d, want 0; stderr:\n%s", i, code, a.stderr())
 		}
+	}
+	if code != exitOK && code != exitInfra {
+		t.Fatalf("coordinator exit %d, want 0 (or 3, see below); stderr:\n%s", code, coord.stderr())
 	}
 	s := readSummary(t, dir)
 	want := map[string]string{"none": "invalid", "lock-only": "valid", "lock-plus-update": "valid", "lock-only/pause-stop": "invalid"}
 	if len(s.Runs) != len(want) {
 		t.Fatalf("%d runs, want %d", len(s.Runs), len(want))
 	}
+	wantCode := exitOK
 	for _, r := range s.Runs {
+		// Lock handoffs take a fraction of a millisecond, less than the
+		// asymmetric agent's clock can be known to: lock-only may be
+		// unknown for that alone, never invalid.
+		if r.Name == "lock-only" && r.Verdict == "unknown" && len(r.Undetermined) == 1 &&
+			strings.HasPrefix(r.Undetermined[0], "mutual exclusion cannot be told") {
+			t.Logf("lock-only: %s", r.Undetermined[0])
+			want[r.Name], wantCode = "unknown", exitInfra
+		}
 		if string(r.Verdict) != want[r.Name] || len(r.Agents) != 3 {
 			t.Errorf("%s: verdict %s on %d agents, want %s on 3", r.Name, r.Verdict, len(r.Agents), want[r.Name])
 			continue
@@ -307,6 +317,9 @@ func TestMultiHost(t *testing.T) {
 				t.Errorf("%s: agent %d's first contender started at %s ms after the go signal, want within 0–100 ms", r.Name, i, fmtMsPtr(a.FirstStartMs))
 			}
 		}
+	}
+	if code != wantCode {
+		t.Errorf("coordinator exit %d, want %d; stderr:\n%s", code, wantCode, coord.stderr())
 	}
 	n.remove()
 	if out, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(out), n.id) {

@@ -256,13 +256,20 @@ func (s *session) start(seq int, config []byte) error {
 	s.ch = c
 	s.mu.Unlock()
 	c.write(config)
-	go s.relay(seq, c, stdout) // before anything can fail: killChild waits for it
-	return s.lk.send(frame{Kind: kindStarted, Seq: seq, Pid: cmd.Process.Pid})
+	// The relay runs before anything can fail (killChild waits for it),
+	// but sends nothing before started has gone out.
+	sent := make(chan struct{})
+	go s.relay(seq, c, stdout, sent)
+	err = s.lk.send(frame{Kind: kindStarted, Seq: seq, Pid: cmd.Process.Pid})
+	close(sent)
+	return err
 }
 
-// relay sends the worker's lines to the coordinator, then how it ended.
-func (s *session) relay(seq int, c *child, stdout io.Reader) {
+// relay sends the worker's lines to the coordinator, then how it ended,
+// once sent is closed.
+func (s *session) relay(seq int, c *child, stdout io.Reader, sent <-chan struct{}) {
 	defer close(c.done)
+	<-sent
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), maxFrame)
 	for sc.Scan() {

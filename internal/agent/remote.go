@@ -151,7 +151,14 @@ func (a *Agent) Start(config []byte) (*Worker, error) {
 		w.pid = f.Pid
 		return w, nil
 	case <-w.exited:
-		return nil, w.exit.err(a.Name())
+		err := w.exit.err(a.Name())
+		if err == nil {
+			err = fmt.Errorf("worker on %s: ended before it started", a.Name())
+		}
+		if e := w.exit.Stderr; e != "" {
+			err = fmt.Errorf("%w (%s)", err, e)
+		}
+		return nil, err
 	case <-time.After(2 * LostAfter):
 		return nil, fmt.Errorf("%s did not start a worker within %s", a.Name(), 2*LostAfter)
 	}

@@ -229,7 +229,8 @@ func (f *fleet) pids() []int {
 	return out
 }
 
-// agents describes the agents the race ran on, nil without agents.
+// agents describes the agents the race ran on, once it is over; nil
+// without agents.
 func (f *fleet) agents(o Options) []history.Agent {
 	if len(o.Agents) == 0 {
 		return nil
@@ -239,6 +240,11 @@ func (f *fleet) agents(o Options) []history.Agent {
 		a := o.Agents[i]
 		out[i] = history.Agent{Index: a.Index, Host: a.Host, Addr: a.Addr,
 			Offset: int64(w.clock.Offset), Uncertainty: int64(w.clock.Uncertainty), RTT: int64(w.clock.RTT)}
+		// Clocks drift while a race runs: estimate again, and count the
+		// change as uncertainty (an agent lost meanwhile answers nothing).
+		if after, err := a.Sync(racePings); err == nil {
+			out[i].Drift = int64((after.Offset - w.clock.Offset).Abs())
+		}
 	}
 	return out
 }
