@@ -22,7 +22,7 @@ func TestRedact(t *testing.T) {
 		"Records.Sectors[].Run",
 		"Records.Faults[].Run", "Records.Faults[].Fault", "Records.Faults[].RequestID",
 		"Manifest.Runs[].Outages[].Server", "Records.Attempts[].Infra",
-		"Records.Attempts[].Replica", // index and host:port, never the userinfo of a URL
+		"Records.Attempts[].Replica",                                     // index and host:port, never the userinfo of a URL
 		"Manifest.Runs[].Agents[].Host", "Manifest.Runs[].Agents[].Addr", // a host name and the address it joined from
 	}
 	const secret = "pw-Zq7"
