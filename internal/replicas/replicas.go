@@ -66,26 +66,13 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 	if len(spec.Command) == 0 {
 		return nil, errors.New("no command to start the service with")
 	}
-	s := &Set{spec: spec}
-	for i := range n {
-		port, err := freePort()
-		if err != nil {
-			s.Stop()
-			return nil, err
-		}
-		r := &replica{index: i, port: port}
-		if err := s.launch(r); err != nil {
-			s.Stop()
-			return nil, err
-		}
-		s.rs = append(s.rs, r)
-	}
+	s := &Set{spec: spec, rs: make([]*replica, n)}
 	errs := make(chan error, n)
-	for _, r := range s.rs {
-		go func() { errs <- s.awaitReady(ctx, r) }()
+	for i := range n {
+		go func() { errs <- s.startOne(ctx, i) }()
 	}
 	var first error
-	for range s.rs {
+	for range n {
 		if err := <-errs; err != nil && first == nil {
 			first = err
 		}
@@ -95,6 +82,39 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 		return nil, first
 	}
 	return s, nil
+}
+
+// portAttempts is how many free ports a replica is tried on: the port is
+// free when picked, but another process may bind it before the replica
+// does.
+const portAttempts = 3
+
+// startOne starts replica i on a free port and waits until it is ready,
+// trying another port when it could not bind the one picked. It fills
+// slot i of s.rs with the replica (also a failed one, for Stop).
+func (s *Set) startOne(ctx context.Context, i int) error {
+	for attempt := 1; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		r := &replica{index: i, port: port}
+		if err := s.launch(r); err != nil {
+			return err
+		}
+		s.rs[i] = r
+		err = s.awaitReady(ctx, r)
+		if err == nil || attempt == portAttempts || !portTaken(err) {
+			return err
+		}
+		s.stopOne(r)
+	}
+}
+
+// portTaken reports whether err says a replica could not bind its port.
+func portTaken(err error) bool {
+	e := strings.ToLower(err.Error())
+	return strings.Contains(e, "address already in use") || strings.Contains(e, "eaddrinuse")
 }
 
 // launch starts r's process in its own process group, killed if hammer
@@ -240,21 +260,41 @@ func (s *Set) Deaths() []string {
 // group, SIGKILL to what is left after a grace period.
 func (s *Set) Stop() {
 	for _, r := range s.rs {
-		r.mu.Lock()
-		r.killed = true
-		r.mu.Unlock()
-		_ = syscall.Kill(-r.pid(), syscall.SIGCONT) // a stopped replica cannot handle SIGTERM
-		_ = syscall.Kill(-r.pid(), syscall.SIGTERM)
+		if r != nil { // a slot whose replica never started
+			r.terminate()
+		}
 	}
 	for _, r := range s.rs {
-		select {
-		case <-r.exited():
-		case <-time.After(3 * time.Second):
+		if r != nil {
+			r.reap()
 		}
-		// Children left in the group (a shell's, a runner's) go too.
-		_ = syscall.Kill(-r.pid(), syscall.SIGKILL)
-		<-r.exited()
 	}
+}
+
+// stopOne stops one replica, as Stop does.
+func (s *Set) stopOne(r *replica) {
+	r.terminate()
+	r.reap()
+}
+
+// terminate asks r's process group to end.
+func (r *replica) terminate() {
+	r.mu.Lock()
+	r.killed = true
+	r.mu.Unlock()
+	_ = syscall.Kill(-r.pid(), syscall.SIGCONT) // a stopped replica cannot handle SIGTERM
+	_ = syscall.Kill(-r.pid(), syscall.SIGTERM)
+}
+
+// reap waits up to 3 s for r to end, then kills what is left of its group.
+func (r *replica) reap() {
+	select {
+	case <-r.exited():
+	case <-time.After(3 * time.Second):
+	}
+	// Children left in the group (a shell's, a runner's) go too.
+	_ = syscall.Kill(-r.pid(), syscall.SIGKILL)
+	<-r.exited()
 }
 
 // freePort asks the kernel for a free loopback port.

@@ -114,3 +114,22 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// TestPortTakenMeanwhile: a replica that finds the port picked for it
+// taken (another process bound it after hammer picked it) is started again
+// on another port.
+func TestPortTakenMeanwhile(t *testing.T) {
+	spec := pyServer(t)
+	spec.Command = []string{"sh", "-c", `if [ ! -e taken ]; then touch taken; echo 'OSError: [Errno 98] Address already in use' >&2; exit 1; fi
+exec python3 -m http.server "$PORT" --bind 127.0.0.1`}
+	s, err := Start(context.Background(), spec, 1)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer s.Stop()
+	resp, err := http.Get(s.URLs()[0] + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
