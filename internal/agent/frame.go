@@ -87,9 +87,10 @@ type frame struct {
 	T2 int64 `json:"t2,omitempty"`
 	T3 int64 `json:"t3,omitempty"`
 
-	// Seq numbers the workers an agent starts: start carries it, and
-	// started, out and exited echo it, so that a late frame of an
-	// abandoned worker is never taken for the next one's.
+	// Seq numbers the workers an agent starts: start carries it, every
+	// frame about a worker (in, eof, signal, kill, started, out, exited)
+	// too, so that a late frame of an abandoned worker is never taken for
+	// the next one's, either way.
 	Seq int `json:"seq,omitempty"`
 
 	// Worker: its configuration (start), a line to its stdin (in) or from

@@ -159,6 +159,8 @@ func (s *session) run(ctx context.Context) error {
 	defer s.killChild()
 	frames := make(chan frame)
 	lost := make(chan error, 1)
+	done := make(chan struct{})
+	defer close(done) // the reader leaves too (Join closes the connection)
 	go func() {
 		for {
 			f, err := s.lk.recv(LostAfter)
@@ -166,7 +168,11 @@ func (s *session) run(ctx context.Context) error {
 				lost <- err
 				return
 			}
-			frames <- f
+			select {
+			case frames <- f:
+			case <-done:
+				return
+			}
 		}
 	}()
 	for {
@@ -192,6 +198,9 @@ func (s *session) handle(f frame) error {
 	s.mu.Lock()
 	c := s.ch
 	s.mu.Unlock()
+	if c != nil && c.seq != f.Seq {
+		c = nil // a frame for a worker given up on: not this one's
+	}
 	switch f.Kind {
 	case kindPing:
 		return s.lk.send(frame{Kind: kindPong, T1: f.T1, T2: now, T3: time.Now().Add(s.o.ClockOffset).UnixNano()})
@@ -220,6 +229,7 @@ func (s *session) handle(f frame) error {
 
 // child is a worker process the agent started.
 type child struct {
+	seq    int // its number, which the coordinator's frames for it carry
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr *tail.Buffer
@@ -238,7 +248,7 @@ func (s *session) start(seq int, config []byte) error {
 	cmd := exec.Command(s.o.Worker[0], s.o.Worker[1:]...)
 	cmd.Env = withoutToken(os.Environ())
 	cmd.SysProcAttr = childSysProcAttr()
-	c := &child{cmd: cmd, stderr: tail.New(4096), done: make(chan struct{})}
+	c := &child{seq: seq, cmd: cmd, stderr: tail.New(4096), done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	stdin, err := cmd.StdinPipe()
 	var stdout io.Reader

@@ -77,8 +77,17 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 	go func() {
 		for {
 			c, err := l.ln.Accept()
-			if err != nil {
+			if errors.Is(err, net.ErrClosed) {
 				return
+			}
+			if err != nil { // out of file descriptors, say: try again
+				fmt.Fprintf(l.o.Log, "hammer: accepting agents: %v\n", err)
+				select {
+				case <-time.After(100 * time.Millisecond):
+					continue
+				case <-ctx.Done():
+					return
+				}
 			}
 			select {
 			case conns <- c:

@@ -247,19 +247,19 @@ func (w *Worker) Output() io.Reader { return w.out }
 
 // Send writes line (one JSON value, no newline) to the worker's stdin.
 func (w *Worker) Send(line []byte) error {
-	return w.a.lk.send(frame{Kind: kindIn, Line: line})
+	return w.a.lk.send(frame{Kind: kindIn, Seq: w.seq, Line: line})
 }
 
 // CloseInput closes the worker's stdin.
-func (w *Worker) CloseInput() { _ = w.a.lk.send(frame{Kind: kindEOF}) }
+func (w *Worker) CloseInput() { _ = w.a.lk.send(frame{Kind: kindEOF, Seq: w.seq}) }
 
 // Signal has the agent send sig to the worker.
 func (w *Worker) Signal(sig syscall.Signal) error {
-	return w.a.lk.send(frame{Kind: kindSignal, Sig: int(sig)})
+	return w.a.lk.send(frame{Kind: kindSignal, Seq: w.seq, Sig: int(sig)})
 }
 
 // Kill has the agent kill the worker.
-func (w *Worker) Kill() { _ = w.a.lk.send(frame{Kind: kindKill}) }
+func (w *Worker) Kill() { _ = w.a.lk.send(frame{Kind: kindKill, Seq: w.seq}) }
 
 // Ended reports whether the worker has ended (or its agent was lost).
 func (w *Worker) Ended() bool {
