@@ -142,7 +142,7 @@ func closeAgents(agents []*agent.Agent) {
 func agentCmd(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("hammer agent", flag.ContinueOnError)
 	join := fs.String("join", "", "coordinator `host:port` to join (its --listen)")
-	index := fs.Int("index", -1, "`index` to ask for (default $JOB_COMPLETION_INDEX when set, else the coordinator gives one)")
+	index := fs.String("index", "", "`index` to ask for (default $JOB_COMPLETION_INDEX when set, else the coordinator gives one)")
 	timeout := fs.Duration("join-timeout", 2*time.Minute, "how long to keep dialling a coordinator that does not answer yet")
 	token := fs.String("token", "", "shared token (default $"+envToken+")")
 	offset := fs.Duration("clock-offset", 0, "tests only: play a host whose clock reads this much ahead")
@@ -192,20 +192,17 @@ func agentCmd(ctx context.Context, args []string, io stdio) int {
 
 // agentIndex sets the index the agent asks for: --index, else a
 // Kubernetes Indexed Job's completion index.
-func agentIndex(fs *flag.FlagSet, index int, o *agent.JoinOptions) error {
+func agentIndex(fs *flag.FlagSet, arg string, o *agent.JoinOptions) error {
+	from := "--index"
 	if !isSet(fs, "index") {
-		env := os.Getenv("JOB_COMPLETION_INDEX")
-		if env == "" {
+		from, arg = "$JOB_COMPLETION_INDEX", os.Getenv("JOB_COMPLETION_INDEX")
+		if arg == "" {
 			return nil
 		}
-		i, err := strconv.Atoi(strings.TrimSpace(env))
-		if err != nil {
-			return fmt.Errorf("$JOB_COMPLETION_INDEX %q is not an index", env)
-		}
-		index = i
 	}
-	if index < 0 {
-		return fmt.Errorf("--index must be 0 or more, got %d", index)
+	index, err := strconv.Atoi(strings.TrimSpace(arg))
+	if err != nil || index < 0 {
+		return fmt.Errorf("%s must be an index, 0 or more, got %q", from, arg)
 	}
 	o.Index = &index
 	return nil

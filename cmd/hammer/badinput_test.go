@@ -83,7 +83,7 @@ func TestBadInput(t *testing.T) {
 		{name: "listen without agents", args: []string{"gate", "--listen", "0.0.0.0:7070"}, want: "--listen goes with --agents"},
 		{name: "agent without a coordinator", args: []string{"agent"}, want: "--join host:port is required"},
 		{name: "agent without a token", args: []string{"agent", "--join", "127.0.0.1:7070"}, want: "set $HAMMER_TOKEN (or --token)"},
-		{name: "agent with a bad index", args: []string{"agent", "--join", "127.0.0.1:7070", "--index", "-2"}, want: "--index must be 0 or more"},
+		{name: "agent with a bad index", args: []string{"agent", "--join", "127.0.0.1:7070", "--index", "-2"}, want: `--index must be an index, 0 or more, got "-2"`},
 		{name: "unknown command", args: []string{"race"}, want: `unknown command "race"`},
 		{name: "verify without folder", args: []string{"verify"}, want: "want exactly one results folder"},
 		{name: "verify missing folder", args: []string{"verify", filepath.Join(nonEmpty, "nope")}, want: "no such file"},
