@@ -61,15 +61,27 @@ func (x *index) clockNote() string {
 
 // clockGap says, in lock-only, that mutual exclusion cannot be told:
 // holders on different agents overlapped by less than their clocks could
-// be off, and nothing else proves or explains a break. A run with such
+// be off, and no other overlap proves or explains a break. A run with such
 // overlaps is never valid, and never invalid for them.
 func (x *index) clockGap() []string {
 	n, worst := x.unclearOverlaps()
-	if n == 0 || x.in.Mode != scenarios.LockOnly || x.worldBroke() {
+	if n == 0 || x.in.Mode != scenarios.LockOnly || x.worldBroke() || x.provenBreak() {
 		return nil
 	}
 	return []string{fmt.Sprintf("mutual exclusion cannot be told: %s of lock holders on different agents overlapped by less than their clocks could be off (up to %s)",
 		plural(n, "pair", "pairs"), worst.Round(time.Microsecond))}
+}
+
+// provenBreak reports whether some overlap is longer than the clocks could
+// make up and not the world's: the lock was not exclusive, whatever the
+// shorter ones were.
+func (x *index) provenBreak() bool {
+	for _, o := range x.overlaps {
+		if !o.unclear && !o.cause.world() {
+			return true
+		}
+	}
+	return false
 }
 
 // maxClockError is the most any process's instants may be off the

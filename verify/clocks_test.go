@@ -25,6 +25,10 @@ func TestClockUncertainty(t *testing.T) {
 	}
 	stall := new(race).locked("p0-g1-a0", 0, 10, 163, 1).locked("p1-g2-a0", 1, 160, 165, 1).
 		input(1, 1, 0).with(lockOnly).with(func(in *Input) { in.ClockUncertainty = []time.Duration{3 * time.Millisecond, 3 * time.Millisecond} })
+	// A 2 ms overlap the clocks cannot tell, and a 100 ms one they can.
+	proven := new(race).locked("p0-g1-a0", 0, 10, 12, 1).locked("p1-g2-a0", 1, 10, 20, 2).
+		locked("p0-g3-a0", 0, 100, 300, 3).locked("p1-g4-a0", 1, 150, 160, 4).
+		input(4, 4, 0).with(lockOnly).with(func(in *Input) { in.ClockUncertainty = []time.Duration{3 * time.Millisecond, 3 * time.Millisecond} })
 	tests := []struct {
 		name string
 		in   Input
@@ -38,6 +42,7 @@ func TestClockUncertainty(t *testing.T) {
 		{"a note behind the backstop", overlap(1, 3*time.Millisecond, scenarios.LockPlusUpdate), Valid,
 			"1 pair of lock holders on different agents overlapped by less than their clocks could be off"},
 		{"a stall stays the world's", stall, Unknown, "host stall"},
+		{"a proven break needs no more", proven, Invalid, "mutual-exclusion (1 overlapping pair of holders)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
