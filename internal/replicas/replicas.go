@@ -67,19 +67,18 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 		return nil, errors.New("no command to start the service with")
 	}
 	s := &Set{spec: spec, rs: make([]*replica, n)}
-	errs := make(chan error, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
 	for i := range n {
-		go func() { errs <- s.startOne(ctx, i) }()
+		wg.Go(func() { errs[i] = s.startOne(ctx, i) })
 	}
-	var first error
-	for range n {
-		if err := <-errs; err != nil && first == nil {
-			first = err
+	wg.Wait()
+	// The lowest replica's error, so that the same failure reads the same.
+	for _, err := range errs {
+		if err != nil {
+			s.Stop()
+			return nil, err
 		}
-	}
-	if first != nil {
-		s.Stop()
-		return nil, first
 	}
 	return s, nil
 }
