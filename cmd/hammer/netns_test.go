@@ -211,7 +211,7 @@ func startServers(t *testing.T, n *netns) (redisURL, pgURL string) {
 	launch(t, exec.Command("ip", "netns", "exec", n.coord, "runuser", "-u", owner, "--", filepath.Join(bin, "postgres"),
 		"-D", data, "-p", "5432", "-c", "listen_addresses="+host, "-c", "unix_socket_directories=",
 		"-c", "fsync=off", "-c", "max_connections=200"))
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second) // initdb and two servers on a loaded 2-core runner
 	for {
 		redisUp := exec.Command("ip", "netns", "exec", n.coord, "redis-cli", "-h", host, "-p", "6379", "ping").Run() == nil
 		pgUp := exec.Command("ip", "netns", "exec", n.coord, filepath.Join(bin, "pg_isready"), "-h", host, "-p", "5432").Run() == nil
@@ -219,7 +219,7 @@ func startServers(t *testing.T, n *netns) (redisURL, pgURL string) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("servers in %s not up after 30s (redis %v, postgresql %v)", n.coord, redisUp, pgUp)
+			t.Fatalf("servers in %s not up after 90s (redis %v, postgresql %v)", n.coord, redisUp, pgUp)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -260,9 +260,9 @@ func TestMultiHost(t *testing.T) {
 	listen := n.coordIP() + ":7070"
 	coord := startIn(t, n.coord, nil, "gate", "--matrix", matrix, "--agents", "3", "--listen", listen, "--quiet",
 		"--stack", "external", "--redis-url", redisURL, "--pg-url", pgURL, "--out", dir)
-	coord.await(t, waitingRe, 30*time.Second)
+	coord.await(t, waitingRe, time.Minute)
 	proxy := startIn(t, n.agents[2], []string{envTestProxy + "=127.0.0.1:17070 " + listen + " 5ms 1ms"})
-	proxy.await(t, regexp.MustCompile(`proxy: listening`), 10*time.Second)
+	proxy.await(t, regexp.MustCompile(`proxy: listening`), 30*time.Second)
 	agents := []*proc{
 		startIn(t, n.agents[0], nil, "agent", "--join", listen, "--index", "0"),
 		startIn(t, n.agents[1], nil, "agent", "--join", listen, "--index", "1"),
