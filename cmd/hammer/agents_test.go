@@ -135,12 +135,12 @@ var (
 func coordinate(t *testing.T, args ...string) (*proc, []*proc) {
 	t.Helper()
 	coord := startProc(t, testToken, args...)
-	addr := coord.await(t, waitingRe, 30*time.Second)[1]
+	addr := coord.await(t, waitingRe, time.Minute)[1]
 	var agents []*proc
 	for range 3 {
 		agents = append(agents, startProc(t, testToken, "agent", "--join", addr))
 	}
-	coord.await(t, regexp.MustCompile(`3 of 3`), 30*time.Second)
+	coord.await(t, regexp.MustCompile(`3 of 3`), time.Minute)
 	return coord, agents
 }
 
@@ -155,7 +155,7 @@ func TestAgentsRace(t *testing.T) {
 	args := append([]string{"run", "--mode", "lock-plus-update", "--agents", "3", "--listen", "127.0.0.1:0",
 		"--goroutines", "40", "--seats", "100", "--quiet", "--out", dir}, stackArgs(t)...)
 	coord := startProc(t, testToken, args...)
-	addr := coord.await(t, waitingRe, 30*time.Second)[1]
+	addr := coord.await(t, waitingRe, time.Minute)[1]
 	intruder := startProc(t, "not-the-token-0123456789", "agent", "--join", addr)
 	if code := intruder.wait(t, 10*time.Second); code != exitUsage || !strings.Contains(intruder.stderr(), "wrong token") {
 		t.Fatalf("agent with a wrong token: exit %d, want %d, saying wrong token; stderr:\n%s", code, exitUsage, intruder.stderr())
