@@ -30,38 +30,17 @@ type AgentSummary struct {
 	StartSkewMs  *float64 `json:"start_skew_ms"`
 }
 
-// agentSummaries describes the run's agents, nil when it ran none.
-func agentSummaries(run history.Run, attempts []history.Attempt) []AgentSummary {
+// agentSummaries describes the run's agents from each contender's first
+// start (stats.first: nil in the open model); nil when it ran none.
+func agentSummaries(run history.Run, first map[[2]int]int64) []AgentSummary {
 	if len(run.Agents) == 0 {
 		return nil
-	}
-	first := map[[2]int]int64{}
-	if run.Rate == 0 {
-		for _, a := range attempts {
-			key := [2]int{a.Proc, a.Goroutine}
-			if t, ok := first[key]; a.Invoke != 0 && (!ok || a.Invoke < t) {
-				first[key] = a.Invoke
-			}
-		}
 	}
 	out := make([]AgentSummary, len(run.Agents))
 	for p, ag := range run.Agents {
 		s := AgentSummary{Index: ag.Index, Host: ag.Host, Addr: ag.Addr, OffsetMs: ms(time.Duration(ag.Offset)),
 			UncertaintyMs: ms(time.Duration(ag.Uncertainty)), RTTMs: ms(time.Duration(ag.RTT)), DriftMs: ms(time.Duration(ag.Drift))}
-		lo, hi, any := int64(0), int64(0), false
-		for key, t := range first {
-			if key[0] != p {
-				continue
-			}
-			if !any || t < lo {
-				lo = t
-			}
-			if !any || t > hi {
-				hi = t
-			}
-			any = true
-		}
-		if any {
+		if lo, hi, ok := startSpan(first, func(proc int) bool { return proc == p }); ok {
 			start, skew := ms(time.Duration(lo-run.GoAt)), ms(time.Duration(hi-lo))
 			s.FirstStartMs, s.StartSkewMs = &start, &skew
 		}

@@ -30,6 +30,9 @@ type stats struct {
 	SoldOut bool
 	// Elapsed is from the go signal to the last attempt's answer.
 	Elapsed time.Duration
+	// first is each contender's (process, goroutine) first start, Unix
+	// ns; nil in the open model, where starts are spread on purpose.
+	first map[[2]int]int64
 	// Slack is the lock TTL minus each holder's critical section (lock
 	// taken to sale decided): how close holders came to outliving their
 	// lock. Negative slack means the lock expired mid-section.
@@ -73,7 +76,7 @@ func measure(run history.Run, attempts []history.Attempt) stats {
 	}
 	if run.Rate == 0 {
 		// Open-model attempts are spread out on purpose: no skew to measure.
-		s.StartSkew = skew(first)
+		s.first, s.StartSkew = first, skew(first)
 	}
 	s.PeakInFlight = peakInFlight(attempts)
 	if len(soldAt) >= run.Seats && run.Seats > 0 {
@@ -95,14 +98,23 @@ func percentile(ds []time.Duration, q float64) time.Duration {
 }
 
 func skew(first map[[2]int]int64) time.Duration {
-	if len(first) == 0 {
-		return 0
-	}
-	lo, hi := int64(1<<63-1), int64(0)
-	for _, t := range first {
+	lo, hi, _ := startSpan(first, func(int) bool { return true })
+	return time.Duration(hi - lo)
+}
+
+// startSpan is the earliest and latest first start (Unix ns) among the
+// contenders of the processes keep accepts; ok is false when there is none.
+func startSpan(first map[[2]int]int64, keep func(proc int) bool) (lo, hi int64, ok bool) {
+	for key, t := range first {
+		if !keep(key[0]) {
+			continue
+		}
+		if !ok {
+			lo, hi, ok = t, t, true
+		}
 		lo, hi = min(lo, t), max(hi, t)
 	}
-	return time.Duration(hi - lo)
+	return lo, hi, ok
 }
 
 // peakInFlight is the most attempts in flight at once: each from its

@@ -149,7 +149,7 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
 		StartSkewMs: ms(st.StartSkew), PeakInFlight: st.PeakInFlight, ElapsedMs: ms(st.Elapsed),
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
-		Floor: physicalFloor(rv.Run, st), Checkers: rv.Verdict.Checkers, Agents: agentSummaries(rv.Run, attempts),
+		Floor: physicalFloor(rv.Run, st), Checkers: rv.Verdict.Checkers, Agents: agentSummaries(rv.Run, st.first),
 	}
 	if rv.Linearization.CanVisualize() {
 		rs.linearization = &rv.Linearization

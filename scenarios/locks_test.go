@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -45,12 +44,7 @@ func TestParseLock(t *testing.T) {
 // TestMatrixLockOption: lock=NAME picks a cell's lock and names it; the
 // lock's own limits are the matrix's errors.
 func TestMatrixLockOption(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		want    []Scenario
-		wantErr string
-	}{
+	tests := []matrixCase{
 		{"libraries", "lock-only pause unsafe lock=redsync\nlock-plus-update crash safe no-hint lock=redislock extend\n", []Scenario{
 			{Name: "lock-only/pause+redsync", Mode: LockOnly, Fault: Pause, Lock: Redsync, Expected: Unsafe},
 			{Name: "lock-plus-update/crash+extend+no-hint+redislock", Mode: LockPlusUpdate, Fault: Crash, Extend: true, NoHint: true,
@@ -66,20 +60,7 @@ func TestMatrixLockOption(t *testing.T) {
 		{"lock twice", "lock-only none safe lock=redsync lock=redislock\n", nil, "each at most once"},
 		{"same cell twice", "lock-only none safe lock=hammer\nlock-only none safe\n", nil, "cell lock-only repeats line 1"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseMatrix(strings.NewReader(tt.in))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
-			}
-		})
-	}
+	parseMatrixCases(t, tests)
 }
 
 // TestVariantMatrixRefusesLock: a service takes its own lock.

@@ -100,12 +100,7 @@ func TestGateMatrix(t *testing.T) {
 }
 
 func TestParseMatrix(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		want    []Scenario
-		wantErr string
-	}{
+	tests := []matrixCase{
 		{"cells and comments", "# c\n\nlock-only pause unsafe extend\nupdate-only none safe # x\n", []Scenario{
 			{Name: "lock-only/pause+extend", Mode: LockOnly, Fault: Pause, Extend: true, Expected: Unsafe},
 			{Name: "update-only", Mode: UpdateOnly, Expected: Safe},
@@ -142,6 +137,21 @@ func TestParseMatrix(t *testing.T) {
 		{"repeated cell", "fenced pause safe\nfenced pause safe\n", nil, "matrix line 2: cell fenced/pause repeats line 1"},
 		{"empty", "# nothing\n", nil, "no cells"},
 	}
+	parseMatrixCases(t, tests)
+}
+
+// matrixCase is a matrix text and the scenarios it parses into, or the
+// error it is refused with.
+type matrixCase struct {
+	name    string
+	in      string
+	want    []Scenario
+	wantErr string
+}
+
+// parseMatrixCases parses each case's text and checks the outcome.
+func parseMatrixCases(t *testing.T, tests []matrixCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseMatrix(strings.NewReader(tt.in))

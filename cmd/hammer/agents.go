@@ -61,7 +61,7 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 	if err != nil {
 		return fmt.Errorf("--listen %q: %v", a.listen, err)
 	}
-	if host != "" && !loopback(a.listen) && f.serversOnLoopback() {
+	if host != "" && !agent.Loopback(host) && f.serversOnLoopback() {
 		return fmt.Errorf("--listen %s lets agents join from other hosts, but the %s stack's servers listen on this host's loopback: use --stack external with addresses the agents reach",
 			a.listen, f.stackKind)
 	}
@@ -106,29 +106,16 @@ func (a *agentFlags) join(ctx context.Context, io stdio) ([]*agent.Agent, int) {
 // URLs handed to them name a loopback address.
 func checkReach(agents []*agent.Agent, urls ...string) error {
 	for _, a := range agents {
-		if loopback(a.Addr) {
+		if !a.Remote() {
 			continue
 		}
 		for _, u := range urls {
-			if p, err := url.Parse(u); err == nil && loopback(net.JoinHostPort(p.Hostname(), "0")) {
+			if p, err := url.Parse(u); err == nil && agent.Loopback(p.Hostname()) {
 				return fmt.Errorf("%s joined from another host, but the servers listen on %s, its loopback: use --stack external with addresses the agents reach", a.Name(), p.Hostname())
 			}
 		}
 	}
 	return nil
-}
-
-// loopback reports whether host:port names a loopback address.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // closeAgents ends the agents' session: each exits once told.

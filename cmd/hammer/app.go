@@ -153,25 +153,11 @@ func workerExecutable() (string, error) {
 
 // faultNames lists the faults of the fault table, the last two joined by
 // last: "pause, …, net-delay or partition".
-func faultNames(last string) string {
-	var names []string
-	for _, f := range scenarios.Faults() {
-		names = append(names, string(f))
-	}
-	n := len(names)
-	return strings.Join(names[:n-1], ", ") + last + names[n-1]
-}
+func faultNames(last string) string { return joinNames(scenarios.Faults(), last) }
 
 // modeNames lists the modes, the last two joined by last: "none, …,
 // redis-gate or counter-only".
-func modeNames(last string) string {
-	var names []string
-	for _, m := range scenarios.Modes() {
-		names = append(names, string(m))
-	}
-	n := len(names)
-	return strings.Join(names[:n-1], ", ") + last + names[n-1]
-}
+func modeNames(last string) string { return joinNames(scenarios.Modes(), last) }
 
 // wrap breaks text into lines of at most width characters, at spaces.
 func wrap(text string, width int) string {

@@ -9,13 +9,16 @@ import (
 
 // lockNames lists the locks --lock takes, the last two joined by last:
 // "hammer, redsync or redislock".
-func lockNames(last string) string {
-	var names []string
-	for _, l := range scenarios.Locks() {
-		names = append(names, string(l))
+func lockNames(last string) string { return joinNames(scenarios.Locks(), last) }
+
+// joinNames lists names, the last two joined by last: "a, b or c".
+func joinNames[T ~string](names []T, last string) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
 	}
-	n := len(names)
-	return strings.Join(names[:n-1], ", ") + last + names[n-1]
+	n := len(s)
+	return strings.Join(s[:n-1], ", ") + last + s[n-1]
 }
 
 // withLock gives the lock --lock names to every scenario that takes a

@@ -194,7 +194,6 @@ func (s *session) run(ctx context.Context) error {
 
 // handle acts on one frame from the coordinator.
 func (s *session) handle(f frame) error {
-	now := time.Now().Add(s.o.ClockOffset).UnixNano()
 	s.mu.Lock()
 	c := s.ch
 	s.mu.Unlock()
@@ -203,7 +202,8 @@ func (s *session) handle(f frame) error {
 	}
 	switch f.Kind {
 	case kindPing:
-		return s.lk.send(frame{Kind: kindPong, T1: f.T1, T2: now, T3: time.Now().Add(s.o.ClockOffset).UnixNano()})
+		t2 := time.Now().Add(s.o.ClockOffset).UnixNano()
+		return s.lk.send(frame{Kind: kindPong, T1: f.T1, T2: t2, T3: time.Now().Add(s.o.ClockOffset).UnixNano()})
 	case kindStart:
 		s.killChild()
 		return s.start(f.Seq, f.Line)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"syscall"
 	"time"
@@ -40,6 +41,20 @@ func newAgent(lk *link, hello frame) *Agent {
 
 // Name names the agent in messages: "agent 2 (pod-x, 10.0.0.7:51234)".
 func (a *Agent) Name() string { return fmt.Sprintf("agent %d (%s, %s)", a.Index, a.Host, a.Addr) }
+
+// Remote reports whether the agent joined from another host than the
+// coordinator's (not over its loopback).
+func (a *Agent) Remote() bool {
+	host, _, err := net.SplitHostPort(a.Addr)
+	return err != nil || !Loopback(host)
+}
+
+// Loopback reports whether host names this host's loopback: "localhost"
+// or a loopback address.
+func Loopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
 
 func (a *Agent) refuse(why string) {
 	_ = a.lk.send(frame{Kind: kindRefused, Reason: why})
@@ -151,10 +166,14 @@ func (a *Agent) Start(config []byte) (*Worker, error) {
 		w.pid = f.Pid
 		return w, nil
 	case <-w.exited:
-		err := w.exit.err(a.Name())
-		if err == nil {
-			err = fmt.Errorf("worker on %s: ended before it started", a.Name())
+		err := w.exit.Err()
+		switch {
+		case w.exit.Lost != nil:
+			return nil, err // names the agent already
+		case err == nil:
+			err = errors.New("ended before it started")
 		}
+		err = fmt.Errorf("worker on %s: %w", a.Name(), err)
 		if e := w.exit.Stderr; e != "" {
 			err = fmt.Errorf("%w (%s)", err, e)
 		}
@@ -198,15 +217,16 @@ type Exit struct {
 	Lost   error          // set when the agent was lost instead
 }
 
-// err describes a worker that ended badly, nil for exit 0.
-func (e Exit) err(name string) error {
+// Err describes how a worker ended badly ("killed by killed", "exit
+// status 3", or the agent's loss), nil for exit 0.
+func (e Exit) Err() error {
 	switch {
 	case e.Lost != nil:
 		return e.Lost
 	case e.Signal != 0:
-		return fmt.Errorf("worker on %s: killed by %s", name, e.Signal)
+		return fmt.Errorf("killed by %s", e.Signal)
 	case e.Code != 0:
-		return fmt.Errorf("worker on %s: exit status %d", name, e.Code)
+		return fmt.Errorf("exit status %d", e.Code)
 	}
 	return nil
 }

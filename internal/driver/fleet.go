@@ -20,9 +20,10 @@ type worker struct {
 	// for a local worker): its records are moved onto the coordinator's
 	// timeline, and its go signal into its own.
 	clock   agent.Clock
-	done    bool        // sent its done message
-	crashed atomic.Bool // killed on purpose by the crash fault
-	stopped bool        // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
+	drift   time.Duration // how far clock moved by the end of the race
+	done    bool          // sent its done message
+	crashed atomic.Bool   // killed on purpose by the crash fault
+	stopped bool          // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
 }
 
 // fleet is the worker processes of one race and the stream of their output.
@@ -229,8 +230,21 @@ func (f *fleet) pids() []int {
 	return out
 }
 
-// agents describes the agents the race ran on, once it is over; nil
-// without agents.
+// resync estimates the agents' clocks again once the race is over: how
+// far each moved (its drift) counts as uncertainty of the race's instants.
+// An agent lost meanwhile answers nothing and keeps no drift.
+func (f *fleet) resync(o Options) {
+	if len(o.Agents) == 0 {
+		return
+	}
+	for i, w := range f.ws {
+		if after, err := o.Agents[i].Sync(racePings); err == nil {
+			w.drift = (after.Offset - w.clock.Offset).Abs()
+		}
+	}
+}
+
+// agents describes the agents the race ran on; nil without agents.
 func (f *fleet) agents(o Options) []history.Agent {
 	if len(o.Agents) == 0 {
 		return nil
@@ -238,13 +252,8 @@ func (f *fleet) agents(o Options) []history.Agent {
 	out := make([]history.Agent, len(f.ws))
 	for i, w := range f.ws {
 		a := o.Agents[i]
-		out[i] = history.Agent{Index: a.Index, Host: a.Host, Addr: a.Addr,
-			Offset: int64(w.clock.Offset), Uncertainty: int64(w.clock.Uncertainty), RTT: int64(w.clock.RTT)}
-		// Clocks drift while a race runs: estimate again, and count the
-		// change as uncertainty (an agent lost meanwhile answers nothing).
-		if after, err := a.Sync(racePings); err == nil {
-			out[i].Drift = int64((after.Offset - w.clock.Offset).Abs())
-		}
+		out[i] = history.Agent{Index: a.Index, Host: a.Host, Addr: a.Addr, Offset: int64(w.clock.Offset),
+			Uncertainty: int64(w.clock.Uncertainty), RTT: int64(w.clock.RTT), Drift: int64(w.drift)}
 	}
 	return out
 }

@@ -3,9 +3,9 @@ package driver
 import (
 	"context"
 	"fmt"
-	"net"
 	"runtime"
 	"runtime/debug"
+	"slices"
 
 	"github.com/hammer-load/hammer/internal/agent"
 
@@ -144,12 +144,7 @@ func describe(ctx context.Context, st *stack.Stack, p Plan) history.Env {
 }
 
 // remoteAgents reports whether any agent joined from another host than
-// the coordinator's loopback.
+// the coordinator's.
 func remoteAgents(agents []*agent.Agent) bool {
-	for _, a := range agents {
-		if host, _, err := net.SplitHostPort(a.Addr); err != nil || !net.ParseIP(host).IsLoopback() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(agents, (*agent.Agent).Remote)
 }

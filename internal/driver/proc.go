@@ -3,7 +3,6 @@ package driver
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"sync"
@@ -117,10 +116,10 @@ func (r remote) where() string     { return r.a.Name() }
 func (r remote) ended() bool       { return r.w.Ended() }
 
 func (r remote) lastErr() string {
-	if r.w.Ended() {
-		return r.w.Wait().Stderr
+	if !r.w.Ended() {
+		return ""
 	}
-	return ""
+	return r.w.Wait().Stderr
 }
 
 func (r remote) signal(sig syscall.Signal) (int, error) { return r.pid(), r.w.Signal(sig) }
@@ -133,16 +132,5 @@ func (r remote) kill() {
 
 func (r remote) wait() (bool, error) {
 	e := r.w.Wait()
-	if e.Lost != nil {
-		return true, e.Lost
-	}
-	switch {
-	case e.Signal == syscall.SIGKILL:
-		return true, fmt.Errorf("killed by %s", e.Signal)
-	case e.Signal != 0:
-		return false, fmt.Errorf("killed by %s", e.Signal)
-	case e.Code != 0:
-		return false, fmt.Errorf("exit status %d", e.Code)
-	}
-	return false, nil
+	return e.Lost != nil || e.Signal == syscall.SIGKILL, e.Err()
 }

@@ -77,6 +77,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	env.startWindow(ctx, o, res.Run.GoAt)
 	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes, watch.Down(), res.Run.GoAt)
 	stopHolders()
+	ws.resync(o)
 	res.Run.Agents = ws.agents(o)
 	res.Faults = append(res.Faults, strikes.finish()...)
 	res.Faults = append(res.Faults, env.windowEvents()...)

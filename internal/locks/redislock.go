@@ -66,14 +66,7 @@ func (l *Redislock) Release(ctx context.Context, lease redislock.Lease) (bool, e
 	if err != nil {
 		return false, err
 	}
-	switch err := lock.Release(ctx); {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, bsmlock.ErrLockNotHeld):
-		return false, nil
-	default:
-		return false, fmt.Errorf("redislock release: %w", err)
-	}
+	return answered("release", lock.Release(ctx), bsmlock.ErrLockNotHeld)
 }
 
 // Extend refreshes the lease's lock to the race's TTL; false when the key
@@ -83,14 +76,20 @@ func (l *Redislock) Extend(ctx context.Context, lease redislock.Lease) (bool, er
 	if err != nil {
 		return false, err
 	}
-	switch err := lock.Refresh(ctx, l.s.TTL, nil); {
+	return answered("refresh", lock.Refresh(ctx, l.s.TTL, nil), bsmlock.ErrNotObtained)
+}
+
+// answered maps what bsm/redislock's op said onto Release's and Extend's
+// answer: true when done, false when it answered notOurs (the key held
+// another token, or none), else the error, named after op.
+func answered(op string, err, notOurs error) (bool, error) {
+	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, bsmlock.ErrNotObtained):
+	case errors.Is(err, notOurs):
 		return false, nil
-	default:
-		return false, fmt.Errorf("redislock refresh: %w", err)
 	}
+	return false, fmt.Errorf("redislock %s: %w", op, err)
 }
 
 // bsmLock is the lock a lease of Redislock holds.
