@@ -120,6 +120,10 @@ type FaultSpec struct {
 	// holds, so it needs a mode with a lock and a lock over MinQuorumNodes
 	// Redis nodes or more.
 	Quorum bool
+	// Kills: the fault kills a process in the middle of the race (a
+	// worker, or a service's replica), so the workers send each record
+	// the moment its attempt ends rather than keeping it for later.
+	Kills bool
 }
 
 // faultTable is the fault table, in the order matrices and help list the
@@ -131,7 +135,7 @@ func faultTable() []FaultSpec {
 		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
 		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
-		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true},
+		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true, Kills: true},
 		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1, OnService: true},
 		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1},
 		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
@@ -229,6 +233,9 @@ func (f Fault) OnService() bool { return f.Spec().OnService }
 // Quorum reports whether the fault strikes a node of a Redlock holder's
 // majority (it needs a lock over MinQuorumNodes Redis nodes or more).
 func (f Fault) Quorum() bool { return f.Spec().Quorum }
+
+// Kills reports whether the fault kills a process in the middle of the race.
+func (f Fault) Kills() bool { return f.Spec().Kills }
 
 // MinQuorumNodes is the fewest Redis nodes a fault that strikes a node of
 // a Redlock's majority can be shown on: with one, there is no majority to

@@ -39,8 +39,9 @@ func skewSizes() [skewCount]size {
 // is the zero Value (n/a), and a failed step's error is in Errors.
 type Round struct {
 	PgbenchTPS, HammerTPS Value
-	// Walls in ms, go signal → last answer.
-	MinimalWall, UpdateOnlyWall, LockPlusUpdateWall, RedsyncWall, RedislockWall Value
+	// Walls in ms, go signal → last answer. OneProcWall is hammer's
+	// update-only race in one worker process, the minimal race's shape.
+	MinimalWall, UpdateOnlyWall, OneProcWall, LockPlusUpdateWall, RedsyncWall, RedislockWall Value
 	// RedsyncGaveUp and RedislockGaveUp count the contenders that gave up
 	// on the library's lock.
 	RedsyncGaveUp, RedislockGaveUp Value
@@ -77,6 +78,7 @@ func (b *Bench) steps(round int) []step {
 		{"hammer update-only throughput", b.stepHammerThroughput},
 		{"minimal Go race", b.stepMinimal},
 		{"hammer update-only race", b.stepUpdateOnly},
+		{"hammer update-only race in one process", b.stepOneProc},
 		{"hammer lock-plus-update race", b.stepLockPlusUpdate},
 		{"redsync race", b.stepRedsync},
 		{"bsm/redislock race", b.stepRedislock},
@@ -181,6 +183,21 @@ func (b *Bench) stepUpdateOnly(ctx context.Context, r *Round) error {
 	last := skewCount - 1
 	r.UpdateOnlyWall = Known(*run.ElapsedMs)
 	r.Skew[last], r.PeakInFlight[last] = Optional(run.StartSkewMs), Optional(run.PeakInFlight)
+	return nil
+}
+
+// stepOneProc is hammer's update-only race with the minimal race's shape:
+// every contender in one worker process, on one pool as large as the four
+// workers' together. Next to the minimal race it shows what hammer itself
+// costs; the 4-process race adds what processes sharing the cores cost.
+func (b *Bench) stepOneProc(ctx context.Context, r *Round) error {
+	args := append(sizeArgs(1, raceProcs*raceGoroutines), "--mode", "update-only", "--seats", strconv.Itoa(raceSeats),
+		"--pool", strconv.Itoa(raceProcs*racePool))
+	run, err := b.hammerRace(ctx, hammerRun{name: "update-only-1proc", args: args}, raceSeats)
+	if err != nil {
+		return err
+	}
+	r.OneProcWall = Known(*run.ElapsedMs)
 	return nil
 }
 

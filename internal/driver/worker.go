@@ -18,13 +18,13 @@ import (
 
 // WorkerMain is the body of a worker process: it reads its configuration
 // from in, connects, reports ready, waits for the go signal, runs its
-// contenders and streams one record per attempt to out. kit holds the
+// contenders and sends one record per attempt to out (see outbox). kit holds the
 // contenders of other kinds than the built-in strategies, and the broken
 // variants a test binary offers. It returns the process exit code.
 func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	logging.Disable() // failures reach the coordinator in the attempt records, not on stderr
 	dec := json.NewDecoder(bufio.NewReader(in))
-	w := &reporter{enc: json.NewEncoder(out), shift: int64(kit.ClockOffset)}
+	w := newReporter(out, int64(kit.ClockOffset))
 	var cfg workerConfig
 	if err := dec.Decode(&cfg); err != nil {
 		w.send(message{Fatal: fmt.Sprintf("read worker config: %v", err)})
@@ -42,7 +42,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	}
 	defer closeAll()
 
-	ob := &outbox{rep: w, lat: latency.NewSet()}
+	ob := &outbox{rep: w, live: cfg.Fault.Kills(), lat: latency.NewSet()}
 	start := newBarrier(cfg.Goroutines)
 	jobs := make(chan job)
 	done, err := startContenders(ctx, cfg, c, ob, start, jobs)
@@ -61,11 +61,13 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	}
 	go res.listen(dec)
 	at := sig.At - w.shift // on the real clock
+	stopShipping := ob.shipping()
 	start.openAt(at)
 	if cfg.Rate > 0 {
 		dispatch(ctx, cfg, at, jobs)
 	}
 	done.Wait()
+	stopShipping()
 	ob.histograms()
 	w.send(message{Done: true})
 	return 0
@@ -195,18 +197,72 @@ func newRNGs(cfg workerConfig, g int) []*rand.Rand {
 }
 
 // outbox records each finished attempt in the worker's histograms and
-// streams it to the coordinator.
+// keeps its record for the coordinator. Records are shipped in batches —
+// every shipEvery while attempts run, and once they are all done — so that
+// encoding, writing and reading them takes no CPU from a short race on a
+// small host, where the servers and the contenders share the cores. A
+// live outbox (a race whose fault kills processes) sends each record the
+// moment its attempt ends, so that a killed worker loses none.
 type outbox struct {
-	rep *reporter
-	mu  sync.Mutex
-	lat *latency.Set
+	rep  *reporter
+	live bool
+	mu   sync.Mutex
+	lat  *latency.Set
+	held []history.Attempt
 }
+
+// shipEvery is how often an outbox that is not live ships what it holds:
+// a worker killed from outside (--timeout, a lost agent) loses at most
+// this much of its records, and progress is shown at this pace.
+const shipEvery = time.Second
 
 func (o *outbox) attempt(a *history.Attempt) {
 	o.mu.Lock()
 	o.lat.Observe(*a)
+	if !o.live {
+		o.held = append(o.held, *a)
+		o.mu.Unlock()
+		return
+	}
 	o.mu.Unlock()
 	o.rep.send(message{Attempt: a})
+}
+
+// ship sends the records held so far.
+func (o *outbox) ship() {
+	o.mu.Lock()
+	held := o.held
+	o.held = nil
+	o.mu.Unlock()
+	ms := make([]message, len(held))
+	for i := range held {
+		ms[i] = message{Attempt: &held[i]}
+	}
+	o.rep.send(ms...)
+}
+
+// shipping ships what the outbox holds every shipEvery until the returned
+// stop is called; stop ships the rest.
+func (o *outbox) shipping() (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(shipEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				o.ship()
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		o.ship()
+	}
 }
 
 // histograms ships the worker's histograms, once every attempt is done.
@@ -224,20 +280,32 @@ func (o *outbox) histograms() {
 // reporter serialises messages from many goroutines onto one stream.
 type reporter struct {
 	mu  sync.Mutex
+	buf *bufio.Writer
 	enc *json.Encoder
 	// shift moves every instant sent onto the clock of a host played by
 	// a test (Kit.ClockOffset); zero in real use.
 	shift int64
 }
 
-func (r *reporter) send(m message) {
-	if r.shift != 0 {
-		m = m.copied()
-		m.shift(r.shift)
-	}
+// newReporter is a reporter writing to out, in writes of up to a pipe's
+// capacity.
+func newReporter(out io.Writer, shift int64) *reporter {
+	buf := bufio.NewWriterSize(out, 64<<10)
+	return &reporter{buf: buf, enc: json.NewEncoder(buf), shift: shift}
+}
+
+// send writes ms, one line each, with one write where they fit.
+func (r *reporter) send(ms ...message) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	// A failed write means the coordinator is gone; it will count the
-	// missing records as unknown, so there is nobody left to tell.
-	_ = r.enc.Encode(m)
+	for _, m := range ms {
+		if r.shift != 0 {
+			m = m.copied()
+			m.shift(r.shift)
+		}
+		// A failed write means the coordinator is gone; it will count the
+		// missing records as unknown, so there is nobody left to tell.
+		_ = r.enc.Encode(m)
+	}
+	_ = r.buf.Flush()
 }
