@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -159,6 +160,49 @@ func TestTimeoutIsUnknown(t *testing.T) {
 	}
 	if v := check(res); v.Status != verify.Unknown {
 		t.Fatalf("verdict %s, want unknown", v.Summary())
+	}
+}
+
+// TestStopKeepsEndedAttempts stops a race (as Ctrl-C does) 600 ms in,
+// before a worker sends its records of its own (once a second): the
+// workers are asked for what they hold before they are killed, so every
+// attempt that had ended by then keeps its outcome.
+func TestStopKeepsEndedAttempts(t *testing.T) {
+	o := options(t, scenarios.UpdateOnly)
+	o.Rate, o.Duration, o.Goroutines, o.Seats = 200, 10*time.Second, 20, 5000
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stopped atomic.Int64
+	o.OnGo = func([]int) {
+		time.AfterFunc(600*time.Millisecond, func() {
+			stopped.Store(time.Now().UnixNano())
+			cancel()
+		})
+	}
+	res, err := driver.Race(ctx, o)
+	if err != nil {
+		t.Fatalf("Race: %v", err)
+	}
+	if took := time.Duration(time.Now().UnixNano() - stopped.Load()); took > 5*time.Second {
+		t.Errorf("the stopped race took %s to end", took)
+	}
+	if len(res.Run.Incomplete) == 0 {
+		t.Fatal("a stopped race left the history complete")
+	}
+	endedBefore, known := 0, 0
+	for _, a := range res.Attempts {
+		if a.Outcome == history.Unknown {
+			continue
+		}
+		known++
+		if a.Complete < stopped.Load() {
+			endedBefore++
+		}
+	}
+	// 200 attempts a second for 600 ms: about 120 had ended.
+	if endedBefore < 60 {
+		t.Errorf("%d attempts that ended before the stop kept their outcome (%d known of %d), want the ~120 that had ended",
+			endedBefore, known, len(res.Attempts))
 	}
 }
 

@@ -146,12 +146,17 @@ func (r *resumes) wait(key string) <-chan struct{} {
 	return ch
 }
 
-// listen resumes contenders as the coordinator says, until stdin closes.
-func (r *resumes) listen(dec *json.Decoder) {
+// listen resumes contenders as the coordinator says, and calls ship when
+// it asks for the records, until stdin closes.
+func (r *resumes) listen(dec *json.Decoder, ship func()) {
 	for {
 		var c control
 		if err := dec.Decode(&c); err != nil {
 			return
+		}
+		if c.Ship {
+			ship()
+			continue
 		}
 		r.mu.Lock()
 		ch, ok := r.waiting[c.Resume]

@@ -101,6 +101,9 @@ type message struct {
 	// Histograms ships the worker's latency histograms, after its last
 	// attempt.
 	Histograms []latency.Encoded `json:"histograms,omitempty"`
+	// Shipped answers a control Ship: every record the worker held was
+	// sent before it.
+	Shipped bool `json:"shipped,omitempty"`
 }
 
 // strike is a scheduled contender at its fault point.
@@ -114,7 +117,10 @@ type strike struct {
 // control is a line the coordinator writes to a worker after the go signal.
 type control struct {
 	// Resume names the attempt (attemptKey) that may go on.
-	Resume string `json:"resume"`
+	Resume string `json:"resume,omitempty"`
+	// Ship asks the worker to send every record it holds now: the race is
+	// being stopped, and the worker will be killed.
+	Ship bool `json:"ship,omitempty"`
 }
 
 // attemptKey identifies one copy of one attempt.

@@ -142,12 +142,12 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 	shipped := make([]bool, len(f.ws))
 	timer := time.NewTimer(o.Timeout + goDelay)
 	defer timer.Stop()
+	ship := shipping{}
 	stop := func(why string) {
 		incomplete = append(incomplete, why)
-		for _, w := range f.ws {
-			w.stopped = true
+		if !ship.begin(f) {
+			f.kill()
 		}
-		f.kill()
 	}
 	for open := len(f.ws); open > 0; {
 		select {
@@ -155,6 +155,9 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 			switch {
 			case ev.eof:
 				open--
+				if ship.answered(ev.proc) {
+					f.kill()
+				}
 				switch {
 				case ev.end == nil || f.ws[ev.proc].crashed.Load():
 				case f.ws[ev.proc].proc.where() != "":
@@ -181,7 +184,14 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 				}
 			case ev.msg.Done:
 				f.ws[ev.proc].done = true
+			case ev.msg.Shipped:
+				if ship.answered(ev.proc) {
+					f.kill()
+				}
 			}
+		case <-ship.deadline:
+			ship.deadline = nil
+			f.kill()
 		case <-timer.C:
 			stop(fmt.Sprintf("run exceeded --timeout %s; workers were killed", o.Timeout))
 			timer.Reset(time.Hour)
@@ -203,6 +213,54 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 	}
 	lat.ObserveHandoffs(attempts)
 	return attempts, events, lat, incomplete
+}
+
+// shipGrace is how long a stopped race waits for its workers to send the
+// records they hold before they are killed: a worker that is itself
+// stopped (SIGSTOP) or gone cannot answer.
+const shipGrace = 250 * time.Millisecond
+
+// shipping is a stopped race asking its workers for the records they hold
+// (see outbox) before it kills them, so that stopping loses no attempt
+// that had ended.
+type shipping struct {
+	asked    map[int]bool // workers asked that have not answered or ended
+	deadline <-chan time.Time
+}
+
+// begin marks every worker stopped and asks those still running for their
+// records. It reports whether the race should wait for answers; false the
+// second time, or when no worker could be asked (kill them at once).
+func (s *shipping) begin(f *fleet) bool {
+	if s.asked != nil {
+		return s.deadline != nil
+	}
+	s.asked = map[int]bool{}
+	for p, w := range f.ws {
+		w.stopped = true
+		if !w.done && !w.crashed.Load() && !w.proc.ended() && w.proc.send(control{Ship: true}) == nil {
+			s.asked[p] = true
+		}
+	}
+	if len(s.asked) == 0 {
+		return false
+	}
+	s.deadline = time.After(shipGrace)
+	return true
+}
+
+// answered notes that worker p sent its records (or ended). It reports
+// whether that was the last answer awaited: time to kill the workers.
+func (s *shipping) answered(p int) bool {
+	if !s.asked[p] {
+		return false
+	}
+	delete(s.asked, p)
+	if len(s.asked) > 0 {
+		return false
+	}
+	s.deadline = nil
+	return true
 }
 
 // cleanup removes the run's schema and every key under its prefix, and

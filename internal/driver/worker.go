@@ -59,7 +59,10 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 		// The coordinator went away before the start: nothing was attempted.
 		return 3
 	}
-	go res.listen(dec)
+	go res.listen(dec, func() {
+		ob.ship()
+		w.send(message{Shipped: true})
+	})
 	at := sig.At - w.shift // on the real clock
 	stopShipping := ob.shipping()
 	start.openAt(at)
