@@ -120,10 +120,12 @@ type FaultSpec struct {
 	// holds, so it needs a mode with a lock and a lock over MinQuorumNodes
 	// Redis nodes or more.
 	Quorum bool
-	// Kills: the fault kills a process in the middle of the race (a
-	// worker, or a service's replica), so the workers send each record
-	// the moment its attempt ends rather than keeping it for later.
-	Kills bool
+	// StopsProcesses: the fault stops (SIGSTOP) or kills a process in the
+	// middle of the race (a worker, or a service's replica), so the
+	// workers send each record the moment its attempt ends rather than
+	// keeping it for later: a stopped or killed worker cannot send what
+	// it holds.
+	StopsProcesses bool
 }
 
 // faultTable is the fault table, in the order matrices and help list the
@@ -131,11 +133,11 @@ type FaultSpec struct {
 func faultTable() []FaultSpec {
 	return []FaultSpec{
 		{Fault: Pause, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
-		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2, OnService: true},
+		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2, OnService: true, StopsProcesses: true},
 		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
 		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
-		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true, Kills: true},
+		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true, StopsProcesses: true},
 		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1, OnService: true},
 		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1},
 		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
@@ -234,8 +236,9 @@ func (f Fault) OnService() bool { return f.Spec().OnService }
 // majority (it needs a lock over MinQuorumNodes Redis nodes or more).
 func (f Fault) Quorum() bool { return f.Spec().Quorum }
 
-// Kills reports whether the fault kills a process in the middle of the race.
-func (f Fault) Kills() bool { return f.Spec().Kills }
+// StopsProcesses reports whether the fault stops or kills a process in the
+// middle of the race.
+func (f Fault) StopsProcesses() bool { return f.Spec().StopsProcesses }
 
 // MinQuorumNodes is the fewest Redis nodes a fault that strikes a node of
 // a Redlock's majority can be shown on: with one, there is no majority to

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/latency"
@@ -51,7 +52,7 @@ func attemptOf(g int) *history.Attempt {
 // histograms have counted every attempt as it ended.
 func TestOutboxShipsWhenDone(t *testing.T) {
 	w := &writes{}
-	ob := &outbox{rep: newReporter(w, 0), lat: latency.NewSet()}
+	ob := &outbox{rep: newReporter(w, 0), every: time.Hour, lat: latency.NewSet()}
 	stop := ob.shipping()
 	for g := range 50 {
 		ob.attempt(attemptOf(g))
@@ -82,7 +83,7 @@ func TestOutboxShipsWhenDone(t *testing.T) {
 // its attempt ends, so that a killed worker loses none.
 func TestLiveOutboxSendsAtOnce(t *testing.T) {
 	w := &writes{}
-	ob := &outbox{rep: newReporter(w, 0), live: true, lat: latency.NewSet()}
+	ob := &outbox{rep: newReporter(w, 0), live: true, every: time.Hour, lat: latency.NewSet()}
 	stop := ob.shipping()
 	for g := range 3 {
 		ob.attempt(attemptOf(g))
@@ -93,5 +94,39 @@ func TestLiveOutboxSendsAtOnce(t *testing.T) {
 	stop()
 	if got := len(w.sent(t)); got != 3 {
 		t.Errorf("%d records sent in all, want 3 (none twice)", got)
+	}
+}
+
+// lineWrites records the bytes of every Write call.
+type lineWrites struct{ calls [][]byte }
+
+func (w *lineWrites) Write(p []byte) (int, error) {
+	w.calls = append(w.calls, bytes.Clone(p))
+	return len(p), nil
+}
+
+// A batch larger than the reporter's buffer goes out in several writes,
+// each of whole lines, so that a worker killed between two leaves no half
+// line for the coordinator to read as bad output.
+func TestReporterWritesWholeLines(t *testing.T) {
+	w := &lineWrites{}
+	r := newReporter(w, 0)
+	ms := make([]message, 2000) // ~150 bytes each: several buffers' worth
+	for g := range ms {
+		ms[g] = message{Attempt: attemptOf(g)}
+	}
+	r.send(ms...)
+	if len(w.calls) < 2 {
+		t.Fatalf("%d writes, want a batch this large to take several", len(w.calls))
+	}
+	lines := 0
+	for i, c := range w.calls {
+		if len(c) == 0 || c[len(c)-1] != '\n' {
+			t.Fatalf("write %d of %d ends inside a line: ...%q", i, len(w.calls), c[max(0, len(c)-40):])
+		}
+		lines += bytes.Count(c, []byte{'\n'})
+	}
+	if lines != len(ms) {
+		t.Errorf("%d lines written, want %d", lines, len(ms))
 	}
 }

@@ -162,7 +162,7 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 				case ev.end == nil || f.ws[ev.proc].crashed.Load():
 				case f.ws[ev.proc].proc.where() != "":
 					// Its agent was lost: nothing more will be heard of it.
-					stop(fmt.Sprintf("%s at %s; the race was stopped, so the attempts still running were not judged",
+					stop(fmt.Sprintf("%s at %s; the race was stopped, so the attempts still running, and those whose records its worker had not sent yet (up to a second's), were not judged",
 						ev.end, history.Offset(goAt, time.Now().UnixNano())))
 				default:
 					incomplete = append(incomplete, fmt.Sprintf("worker %d: %v", ev.proc, ev.end))
@@ -229,8 +229,9 @@ type shipping struct {
 }
 
 // begin marks every worker stopped and asks those still running for their
-// records. It reports whether the race should wait for answers; false the
-// second time, or when no worker could be asked (kill them at once).
+// records. It reports whether the race should wait for answers: false
+// when no worker could be asked, or, on a later call, once the answers are
+// in or the grace is over (kill them at once).
 func (s *shipping) begin(f *fleet) bool {
 	if s.asked != nil {
 		return s.deadline != nil

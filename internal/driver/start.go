@@ -41,19 +41,18 @@ func newBarrier(goroutines int) *barrier {
 }
 
 // hold collects garbage once, then turns the collector off until every
-// goroutine has passed (or release), with a memory limit burstHeap above
-// what the process uses now as a safety net, and lets the goroutines grow
-// their stacks (which a collection would shrink back). It returns once all
-// have. Call it once all goroutines are warm, before the worker reports
-// ready.
+// goroutine has passed (or release), lets the goroutines grow their stacks
+// (which a collection would shrink back) and, once all have, sets a memory
+// limit burstHeap above what the process then uses as a safety net. Call
+// it once all goroutines are warm, before the worker reports ready.
 func (b *barrier) hold() {
 	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + burstHeap)
 	b.gcPercent = debug.SetGCPercent(-1)
 	close(b.prime)
 	b.primed.Wait()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + burstHeap)
 }
 
 // release lets the collector run as before hold; only the first call acts.

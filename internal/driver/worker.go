@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,7 +43,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	}
 	defer closeAll()
 
-	ob := &outbox{rep: w, live: cfg.Fault.Kills(), lat: latency.NewSet()}
+	ob := &outbox{rep: w, live: cfg.Fault.StopsProcesses(), every: shipEvery, lat: latency.NewSet()}
 	start := newBarrier(cfg.Goroutines)
 	jobs := make(chan job)
 	done, err := startContenders(ctx, cfg, c, ob, start, jobs)
@@ -90,11 +91,12 @@ func startContenders(ctx context.Context, cfg workerConfig, c Contender,
 		go func() {
 			defer done.Done()
 			err := c.Warm(ctx)
-			warm.Done()
 			if err != nil {
-				warmErrs <- err
+				warmErrs <- err // before warm.Done, so that it is seen
+				warm.Done()
 				return
 			}
+			warm.Done()
 			if cfg.Rate > 0 {
 				start.wait()
 				serve(ctx, cfg, c, g, jobs, ob)
@@ -205,18 +207,23 @@ func newRNGs(cfg workerConfig, g int) []*rand.Rand {
 // encoding, writing and reading them takes no CPU from a short race on a
 // small host, where the servers and the contenders share the cores. A
 // live outbox (a race whose fault kills processes) sends each record the
-// moment its attempt ends, so that a killed worker loses none.
+// moment its attempt ends, so that a stopped or killed worker loses none.
 type outbox struct {
-	rep  *reporter
-	live bool
-	mu   sync.Mutex
-	lat  *latency.Set
-	held []history.Attempt
+	rep   *reporter
+	live  bool
+	every time.Duration // how often shipping ships: shipEvery
+	mu    sync.Mutex
+	lat   *latency.Set
+	held  []history.Attempt
+	// shipMu is held from taking the records to having sent them, so that
+	// a ship returns only once every record taken before it was sent.
+	shipMu sync.Mutex
 }
 
 // shipEvery is how often an outbox that is not live ships what it holds:
-// a worker killed from outside (--timeout, a lost agent) loses at most
-// this much of its records, and progress is shown at this pace.
+// a worker lost without being asked for its records (its agent lost, or
+// not answering a stopped race: see shipping) loses at most this much of
+// them, and progress is shown at this pace.
 const shipEvery = time.Second
 
 func (o *outbox) attempt(a *history.Attempt) {
@@ -231,8 +238,11 @@ func (o *outbox) attempt(a *history.Attempt) {
 	o.rep.send(message{Attempt: a})
 }
 
-// ship sends the records held so far.
+// ship sends the records held so far, and returns once they, and any a
+// concurrent ship took, are sent.
 func (o *outbox) ship() {
+	o.shipMu.Lock()
+	defer o.shipMu.Unlock()
 	o.mu.Lock()
 	held := o.held
 	o.held = nil
@@ -250,7 +260,7 @@ func (o *outbox) shipping() (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(shipEvery)
+		tick := time.NewTicker(o.every)
 		defer tick.Stop()
 		for {
 			select {
@@ -282,9 +292,10 @@ func (o *outbox) histograms() {
 
 // reporter serialises messages from many goroutines onto one stream.
 type reporter struct {
-	mu  sync.Mutex
-	buf *bufio.Writer
-	enc *json.Encoder
+	mu   sync.Mutex
+	out  *bufio.Writer
+	line bytes.Buffer  // the message being encoded
+	enc  *json.Encoder // encodes into line
 	// shift moves every instant sent onto the clock of a host played by
 	// a test (Kit.ClockOffset); zero in real use.
 	shift int64
@@ -293,11 +304,14 @@ type reporter struct {
 // newReporter is a reporter writing to out, in writes of up to a pipe's
 // capacity.
 func newReporter(out io.Writer, shift int64) *reporter {
-	buf := bufio.NewWriterSize(out, 64<<10)
-	return &reporter{buf: buf, enc: json.NewEncoder(buf), shift: shift}
+	r := &reporter{out: bufio.NewWriterSize(out, 64<<10), shift: shift}
+	r.enc = json.NewEncoder(&r.line)
+	return r
 }
 
-// send writes ms, one line each, with one write where they fit.
+// send writes ms, one line each, in as few writes as whole lines allow: a
+// write never ends inside a line, so a worker killed between two writes
+// leaves no half line.
 func (r *reporter) send(ms ...message) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -306,9 +320,17 @@ func (r *reporter) send(ms ...message) {
 			m = m.copied()
 			m.shift(r.shift)
 		}
-		// A failed write means the coordinator is gone; it will count the
-		// missing records as unknown, so there is nobody left to tell.
-		_ = r.enc.Encode(m)
+		r.line.Reset()
+		if r.enc.Encode(m) != nil {
+			continue
+		}
+		if r.line.Len() > r.out.Available() {
+			// A failed write means the coordinator is gone; it will count
+			// the missing records as unknown, so there is nobody left to
+			// tell.
+			_ = r.out.Flush()
+		}
+		_, _ = r.out.Write(r.line.Bytes())
 	}
-	_ = r.buf.Flush()
+	_ = r.out.Flush()
 }
