@@ -2,6 +2,8 @@
 // minimal Go race, redsync, bsm/redislock, redis-benchmark) on servers of
 // its own and prints a Markdown table of ratios with their goals. Run it
 // through scripts/bench.sh, which builds hammer first; see BENCHMARKS.md.
+// Started with bench.RaceProcessArg it is one process of the bench's
+// minimal race in several processes instead.
 package main
 
 import (
@@ -10,4 +12,9 @@ import (
 	"github.com/hammer-load/hammer/internal/bench"
 )
 
-func main() { os.Exit(bench.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == bench.RaceProcessArg {
+		os.Exit(bench.RaceProcess(os.Stdin, os.Stdout))
+	}
+	os.Exit(bench.Main(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -122,7 +122,8 @@ func (b *Bench) race(ctx context.Context, r inProcess) (raceResult, error) {
 		c.lock = r.lock(rdb, prefix+"lock")
 		c.warm = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
 	}
-	wall, out := contend(ctx, r, c)
+	t0, last, out := contend(ctx, r, c, time.Time{})
+	wall := last.Sub(t0)
 	res.out = out
 	if err := verifyRace(ctx, r, store, out); err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
@@ -141,9 +142,9 @@ type contender struct {
 }
 
 // contend starts every contender, lines them up behind one go signal once
-// each has warmed up, and returns the time from that signal to the last
-// answer.
-func contend(ctx context.Context, r inProcess, c contender) (time.Duration, raceOutcome) {
+// each has warmed up, gives the signal at the instant at (at once when at
+// is zero) and returns when it gave it, the last answer and the outcomes.
+func contend(ctx context.Context, r inProcess, c contender, at time.Time) (t0, last time.Time, out raceOutcome) {
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	ends := make([]time.Time, r.goroutines)
@@ -165,16 +166,15 @@ func contend(ctx context.Context, r inProcess, c contender) (time.Duration, race
 		}()
 	}
 	ready.Wait()
-	t0 := time.Now()
+	time.Sleep(time.Until(at))
+	t0 = time.Now()
 	close(start)
 	done.Wait()
-	var last time.Time
-	var out raceOutcome
 	for g, res := range results {
 		last = latest(last, ends[g])
 		out.add(res)
 	}
-	return last.Sub(t0), out
+	return t0, last, out
 }
 
 // attempt is one contender: the lock if any, the atomic sale, the release.

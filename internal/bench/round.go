@@ -40,8 +40,9 @@ func skewSizes() [skewCount]size {
 type Round struct {
 	PgbenchTPS, HammerTPS Value
 	// Walls in ms, go signal → last answer. OneProcWall is hammer's
-	// update-only race in one worker process, the minimal race's shape.
-	MinimalWall, UpdateOnlyWall, OneProcWall, LockPlusUpdateWall, RedsyncWall, RedislockWall Value
+	// update-only race in one worker process, the minimal race's shape;
+	// MinimalProcsWall the minimal race in hammer's processes, its shape.
+	MinimalWall, MinimalProcsWall, UpdateOnlyWall, OneProcWall, LockPlusUpdateWall, RedsyncWall, RedislockWall Value
 	// RedsyncGaveUp and RedislockGaveUp count the contenders that gave up
 	// on the library's lock.
 	RedsyncGaveUp, RedislockGaveUp Value
@@ -79,6 +80,7 @@ func (b *Bench) steps(round int) []step {
 		{"minimal Go race", b.stepMinimal},
 		{"hammer update-only race", b.stepUpdateOnly},
 		{"hammer update-only race in one process", b.stepOneProc},
+		{"minimal Go race in " + strconv.Itoa(raceProcs) + " processes", b.stepMinimalProcs},
 		{"hammer lock-plus-update race", b.stepLockPlusUpdate},
 		{"redsync race", b.stepRedsync},
 		{"bsm/redislock race", b.stepRedislock},
@@ -136,6 +138,14 @@ func (b *Bench) stepHammerThroughput(ctx context.Context, r *Round) error {
 func (b *Bench) stepMinimal(ctx context.Context, r *Round) error {
 	res, err := b.race(ctx, b.inProcess("minimal", nil))
 	r.MinimalWall = res.wall
+	return err
+}
+
+// stepMinimalProcs is the minimal race with hammer's shape: raceProcs
+// processes, each with raceGoroutines goroutines on a pool of racePool.
+func (b *Bench) stepMinimalProcs(ctx context.Context, r *Round) error {
+	res, err := b.multiRace(ctx, b.inProcess("minimal-procs", nil), raceProcs)
+	r.MinimalProcsWall = res.wall
 	return err
 }
 
