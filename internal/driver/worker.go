@@ -19,9 +19,10 @@ import (
 
 // WorkerMain is the body of a worker process: it reads its configuration
 // from in, connects, reports ready, waits for the go signal, runs its
-// contenders and sends one record per attempt to out (see outbox). kit holds the
-// contenders of other kinds than the built-in strategies, and the broken
-// variants a test binary offers. It returns the process exit code.
+// contenders and sends one record per attempt to out (see outbox). kit
+// holds the contenders of other kinds than the built-in strategies, and
+// the broken variants a test binary offers. It returns the process exit
+// code.
 func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	logging.Disable() // failures reach the coordinator in the attempt records, not on stderr
 	dec := json.NewDecoder(bufio.NewReader(in))
@@ -206,8 +207,9 @@ func newRNGs(cfg workerConfig, g int) []*rand.Rand {
 // every shipEvery while attempts run, and once they are all done — so that
 // encoding, writing and reading them takes no CPU from a short race on a
 // small host, where the servers and the contenders share the cores. A
-// live outbox (a race whose fault kills processes) sends each record the
-// moment its attempt ends, so that a stopped or killed worker loses none.
+// live outbox (a race whose fault stops or kills processes) sends each
+// record the moment its attempt ends, so that a stopped or killed worker
+// loses none.
 type outbox struct {
 	rep   *reporter
 	live  bool
@@ -254,7 +256,7 @@ func (o *outbox) ship() {
 	o.rep.send(ms...)
 }
 
-// shipping ships what the outbox holds every shipEvery until the returned
+// shipping ships what the outbox holds every o.every until the returned
 // stop is called; stop ships the rest.
 func (o *outbox) shipping() (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
