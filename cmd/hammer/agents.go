@@ -61,7 +61,7 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 	if err != nil {
 		return fmt.Errorf("--listen %q: %v", a.listen, err)
 	}
-	if host != "" && !agent.Loopback(host) && f.serversOnLoopback() {
+	if host != "" && !agent.Loopback(host) && !f.external() {
 		return fmt.Errorf("--listen %s lets agents join from other hosts, but the %s stack's servers listen on this host's loopback: use --stack external with addresses the agents reach",
 			a.listen, f.stackKind)
 	}
@@ -70,19 +70,6 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 	}
 	f.procs = a.n
 	return nil
-}
-
-// serversOnLoopback reports whether the stack the flags ask for starts
-// its servers on this host's loopback: local or docker, or auto without
-// URLs to take.
-func (f *raceFlags) serversOnLoopback() bool {
-	switch f.stackKind {
-	case "local", "docker":
-		return true
-	case "auto":
-		return f.redisURL == "" && f.pgURL == ""
-	}
-	return false
 }
 
 // join waits for the agents, saying where they can join; on failure it

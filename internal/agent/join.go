@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hammer-load/hammer/internal/childproc"
+
 	"github.com/hammer-load/hammer/internal/tail"
 )
 
@@ -247,7 +249,7 @@ func (c *child) write(line []byte) {
 func (s *session) start(seq int, config []byte) error {
 	cmd := exec.Command(s.o.Worker[0], s.o.Worker[1:]...)
 	cmd.Env = withoutToken(os.Environ())
-	cmd.SysProcAttr = childSysProcAttr()
+	cmd.SysProcAttr = childproc.Attr(false, syscall.SIGKILL)
 	c := &child{seq: seq, cmd: cmd, stderr: tail.New(4096), done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	stdin, err := cmd.StdinPipe()

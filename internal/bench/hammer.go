@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hammer-load/hammer/internal/childproc"
 )
 
 // hammerGrace is how long a hammer that was asked to stop (SIGTERM: it
@@ -70,7 +72,7 @@ func (b *Bench) hammer(ctx context.Context, h hammerRun) (hammerResult, error) {
 	cmd.Stdout, cmd.Stderr = nil, &stderr
 	// Its own process group: a terminal's Ctrl-C reaches the bench only,
 	// which then asks hammer once to stop and clean up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childproc.Attr(true, syscall.SIGKILL)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = hammerGrace
 	if err := cmd.Start(); err != nil {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/hammer-load/hammer/internal/childproc"
+
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/inventory"
 )
@@ -48,7 +50,7 @@ func (b *Bench) pgbench(ctx context.Context) (Value, error) {
 		"--client", strconv.Itoa(b.cfg.Conns), "--jobs", strconv.Itoa(b.cfg.jobs()),
 		"--transactions", strconv.Itoa(b.cfg.TxPerConn), "--file", script, b.stack.PGURL)
 	cmd.Env = append(os.Environ(), "PGOPTIONS=-c search_path="+schema)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childproc.Attr(true, syscall.SIGKILL)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

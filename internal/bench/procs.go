@@ -40,14 +40,16 @@ type procConfig struct {
 	Conns      int    `json:"conns"`
 }
 
-// procReport is a line a race process writes: ready, then its outcome.
+// procReport is a line a race process writes: ready (or why it could not
+// race), then its outcome.
 type procReport struct {
 	Ready   bool   `json:"ready,omitempty"`
+	Fatal   string `json:"fatal,omitempty"`       // why it could not race
 	LastEnd int64  `json:"last_end_ns,omitempty"` // its last answer, Unix ns
 	Sold    int    `json:"sold,omitempty"`
 	SoldOut int    `json:"sold_out,omitempty"`
 	Errs    int    `json:"errs,omitempty"`
-	Err     string `json:"err,omitempty"` // its first failed sale, or why it could not race
+	Err     string `json:"err,omitempty"` // its first failed sale
 }
 
 // RaceProcess is the body of a race process: it reads a procConfig from
@@ -58,7 +60,7 @@ func RaceProcess(in io.Reader, out io.Writer) int {
 	ctx := context.Background()
 	dec, enc := json.NewDecoder(in), json.NewEncoder(out)
 	fail := func(err error) int {
-		_ = enc.Encode(procReport{Err: err.Error()})
+		_ = enc.Encode(procReport{Fatal: err.Error()})
 		return exitInfra
 	}
 	var cfg procConfig
@@ -107,8 +109,8 @@ func (p *raceProcess) next() (procReport, error) {
 	if err := p.out.Decode(&rep); err != nil {
 		return rep, fmt.Errorf("race process: %w (%s)", err, strings.TrimSpace(p.stderr.String()))
 	}
-	if rep.Err != "" && !rep.Ready && rep.LastEnd == 0 {
-		return rep, errors.New("race process: " + rep.Err)
+	if rep.Fatal != "" {
+		return rep, errors.New("race process: " + rep.Fatal)
 	}
 	return rep, nil
 }

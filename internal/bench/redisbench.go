@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hammer-load/hammer/internal/childproc"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/fixtures"
@@ -68,7 +70,7 @@ func (b *Bench) redisBench(ctx context.Context, command ...string) (Value, error
 	args := append([]string{"-h", u.Hostname(), "-p", u.Port(), "-c", strconv.Itoa(redisBenchClients),
 		"-n", strconv.Itoa(redisBenchRequests), "--csv"}, command...)
 	cmd := exec.CommandContext(ctx, b.tools.redisBenchmark, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childproc.Attr(true, syscall.SIGKILL)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -15,6 +15,10 @@ const (
 	raceGoroutines = 250
 	raceSeats      = 100
 	racePool       = 8
+	// raceContenders and raceConns are the whole race's contenders and
+	// PostgreSQL connections: the minimal race's goroutines and pool.
+	raceContenders = raceProcs * raceGoroutines
+	raceConns      = raceProcs * racePool
 	// bigProcs × bigGoroutines are the 20k contenders.
 	bigProcs      = 8
 	bigGoroutines = 2500
@@ -173,20 +177,20 @@ func (r *Round) note(n string) {
 // inProcess is the bench's own race of hammer's size: as many goroutines
 // as hammer's contenders, one pool as large as all of hammer's together.
 func (b *Bench) inProcess(name string, lock lockFactory) inProcess {
-	return inProcess{name: name, goroutines: raceProcs * raceGoroutines, seats: raceSeats,
-		conns: raceProcs * racePool, lock: lock}
+	return inProcess{name: name, goroutines: raceContenders, seats: raceSeats, conns: raceConns, lock: lock}
 }
 
-// raceArgs are the flags of a hammer race in mode with procs × goroutines.
-func raceArgs(mode string, procs, goroutines int) []string {
+// raceArgs are the flags of a hammer race in mode with procs × goroutines
+// and pool connections per process.
+func raceArgs(mode string, procs, goroutines, pool int) []string {
 	return append(sizeArgs(procs, goroutines), "--mode", mode, "--seats", strconv.Itoa(raceSeats),
-		"--pool", strconv.Itoa(racePool))
+		"--pool", strconv.Itoa(pool))
 }
 
 // stepUpdateOnly is hammer's update-only race: its wall, and the start
 // skew of the largest skew size.
 func (b *Bench) stepUpdateOnly(ctx context.Context, r *Round) error {
-	run, err := b.hammerRace(ctx, hammerRun{name: "update-only", args: raceArgs("update-only", raceProcs, raceGoroutines)}, raceSeats)
+	run, err := b.hammerRace(ctx, hammerRun{name: "update-only", args: raceArgs("update-only", raceProcs, raceGoroutines, racePool)}, raceSeats)
 	if err != nil {
 		return err
 	}
@@ -201,9 +205,7 @@ func (b *Bench) stepUpdateOnly(ctx context.Context, r *Round) error {
 // workers' together. Next to the minimal race it shows what hammer itself
 // costs; the 4-process race adds what processes sharing the cores cost.
 func (b *Bench) stepOneProc(ctx context.Context, r *Round) error {
-	args := append(sizeArgs(1, raceProcs*raceGoroutines), "--mode", "update-only", "--seats", strconv.Itoa(raceSeats),
-		"--pool", strconv.Itoa(raceProcs*racePool))
-	run, err := b.hammerRace(ctx, hammerRun{name: "update-only-1proc", args: args}, raceSeats)
+	run, err := b.hammerRace(ctx, hammerRun{name: "update-only-1proc", args: raceArgs("update-only", 1, raceContenders, raceConns)}, raceSeats)
 	if err != nil {
 		return err
 	}
@@ -223,7 +225,7 @@ func (b *Bench) stepLockPlusUpdate(ctx context.Context, r *Round) error {
 	if err != nil {
 		return err
 	}
-	run, err := b.hammerRace(ctx, hammerRun{name: "lock-plus-update", args: raceArgs("lock-plus-update", raceProcs, raceGoroutines)}, raceSeats)
+	run, err := b.hammerRace(ctx, hammerRun{name: "lock-plus-update", args: raceArgs("lock-plus-update", raceProcs, raceGoroutines, racePool)}, raceSeats)
 	if err != nil {
 		return err
 	}
@@ -241,7 +243,7 @@ func (b *Bench) stepSkew(i int) func(context.Context, *Round) error {
 	return func(ctx context.Context, r *Round) error {
 		sz := skewSizes()[i]
 		run, err := b.hammerRace(ctx, hammerRun{name: fmt.Sprintf("skew-%dx%d", sz.procs, sz.goroutines),
-			args: raceArgs("update-only", sz.procs, sz.goroutines)}, min(raceSeats, sz.procs*sz.goroutines))
+			args: raceArgs("update-only", sz.procs, sz.goroutines, racePool)}, min(raceSeats, sz.procs*sz.goroutines))
 		if err != nil {
 			return err
 		}

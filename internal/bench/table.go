@@ -70,7 +70,7 @@ func Render(w io.Writer, r Report) {
 		m.Cores, m.CPU, m.Kernel, m.Go, m.Redis, m.PostgreSQL, m.Pgbench, m.RedisBenchmark, m.Hammer)
 	c := r.Config
 	fmt.Fprintf(w, "Rounds: %d (odd rounds run the steps in order, even rounds in reverse). Throughput: %d connections × %d transactions. Races: %d × %d contenders for %d seats, --pool %d (%d PostgreSQL connections). 20k: %d × %d lock-plus-update, --timeout %s.\n\n",
-		c.Rounds, c.Conns, c.TxPerConn, raceProcs, raceGoroutines, raceSeats, racePool, raceProcs*racePool, bigProcs, bigGoroutines, c.BigTimeout)
+		c.Rounds, c.Conns, c.TxPerConn, raceProcs, raceGoroutines, raceSeats, racePool, raceConns, bigProcs, bigGoroutines, c.BigTimeout)
 	fmt.Fprintf(w, "## Figures\n\n")
 	writeTable(w, []string{"figure", "anchor"}, []string{"median", "goal", "met"}, len(r.Rounds), FigureRows(r.Rounds))
 	fmt.Fprintf(w, "\n## Measurements\n\n")

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/hammer-load/hammer/internal/childproc"
+
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/tail"
 )
@@ -44,7 +46,7 @@ type local struct {
 
 func startLocal(c Command) (*local, error) {
 	cmd := exec.Command(c.Path, c.Args...)
-	cmd.SysProcAttr = workerSysProcAttr()
+	cmd.SysProcAttr = childproc.Attr(false, syscall.SIGKILL) // a killed coordinator leaves no worker
 	l := &local{cmd: cmd, stderr: tail.New(4096)}
 	cmd.Stderr = l.stderr
 	var err error

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hammer-load/hammer/internal/childproc"
+
 	"github.com/hammer-load/hammer/internal/tail"
 )
 
@@ -131,7 +133,7 @@ func (s *Set) launch(r *replica) error {
 	cmd.WaitDelay = 2 * time.Second
 	r.out = tail.New(4096)
 	cmd.Stdout, cmd.Stderr = r.out, r.out
-	cmd.SysProcAttr = sysProcAttr(syscall.SIGKILL)
+	cmd.SysProcAttr = childproc.Attr(true, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start replica %d (%s): %w", r.index, s.spec.Command[0], err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hammer-load/hammer/internal/childproc"
 )
 
 // errExited reports that a server process ended while hammer waited for it.
@@ -49,7 +51,7 @@ func (s procSpec) command(logFile *os.File) *exec.Cmd {
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = sysProcAttr(s.deathSig)
+	cmd.SysProcAttr = childproc.Attr(true, s.deathSig)
 	if s.owner != nil {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: s.owner.uid, Gid: s.owner.gid}
 	}

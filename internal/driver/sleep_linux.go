@@ -3,16 +3,9 @@ package driver
 import (
 	"errors"
 	"runtime"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
-
-// workerSysProcAttr has the kernel kill a worker process when the hammer
-// thread that started it dies, so a killed coordinator leaves no worker.
-func workerSysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}
 
 // sleepUntil blocks until the wall clock reads at (Unix ns). Go's timers
 // wake up to a millisecond late (the runtime's epoll wait counts whole

@@ -2,15 +2,7 @@
 
 package driver
 
-import (
-	"syscall"
-	"time"
-)
-
-// workerSysProcAttr is empty: only Linux can have a child killed when its
-// parent dies, so elsewhere (the darwin release binaries) a coordinator
-// killed with SIGKILL may leave its workers running.
-func workerSysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
+import "time"
 
 // sleepUntil blocks until the wall clock reads at (Unix ns) with Go's own
 // timer: without Linux's absolute clock_nanosleep and timer slack, the
