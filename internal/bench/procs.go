@@ -46,10 +46,14 @@ type procReport struct {
 	Ready   bool   `json:"ready,omitempty"`
 	Fatal   string `json:"fatal,omitempty"`       // why it could not race
 	LastEnd int64  `json:"last_end_ns,omitempty"` // its last answer, Unix ns
-	Sold    int    `json:"sold,omitempty"`
-	SoldOut int    `json:"sold_out,omitempty"`
-	Errs    int    `json:"errs,omitempty"`
-	Err     string `json:"err,omitempty"` // its first failed sale
+	// FirstStart and LastStart are its earliest and latest contender's
+	// start, Unix ns.
+	FirstStart int64  `json:"first_start_ns,omitempty"`
+	LastStart  int64  `json:"last_start_ns,omitempty"`
+	Sold       int    `json:"sold,omitempty"`
+	SoldOut    int    `json:"sold_out,omitempty"`
+	Errs       int    `json:"errs,omitempty"`
+	Err        string `json:"err,omitempty"` // its first failed sale
 }
 
 // RaceProcess is the body of a race process: it reads a procConfig from
@@ -84,8 +88,10 @@ func RaceProcess(in io.Reader, out io.Writer) int {
 	}
 	r := inProcess{name: cfg.Name, goroutines: cfg.Goroutines}
 	c := contender{store: store, warm: func(context.Context) error { return nil }}
-	_, last, o := contend(ctx, r, c, time.Unix(0, at))
-	rep := procReport{LastEnd: last.UnixNano(), Sold: o.sold, SoldOut: o.soldOut, Errs: o.saleErrs}
+	run := contend(ctx, r, c, time.Unix(0, at))
+	o := run.out
+	rep := procReport{LastEnd: run.last.UnixNano(), FirstStart: run.first.UnixNano(), LastStart: run.latest.UnixNano(),
+		Sold: o.sold, SoldOut: o.soldOut, Errs: o.saleErrs}
 	if o.firstSaleErr != nil {
 		rep.Err = o.firstSaleErr.Error()
 	}
@@ -119,7 +125,7 @@ func (p *raceProcess) next() (procReport, error) {
 // each with r.goroutines/procs goroutines and r.conns/procs connections:
 // the wall runs from the go instant to the last answer of any of them.
 func (b *Bench) multiRace(ctx context.Context, r inProcess, procs int) (raceResult, error) {
-	res := raceResult{wall: NA()}
+	res := raceResult{wall: NA(), skew: NA()}
 	schema, _ := b.names(r.name)
 	if err := inventory.Create(ctx, b.stack.PGURL, schema, history.Sector{ID: 1, Capacity: r.seats}); err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
@@ -169,13 +175,16 @@ func (b *Bench) multiRace(ctx context.Context, r inProcess, procs int) (raceResu
 			return res, fmt.Errorf("%s: %w", r.name, err)
 		}
 	}
-	var last int64
-	for _, p := range ps {
+	var last, firstStart, lastStart int64
+	for i, p := range ps {
 		rep, err := p.next()
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", r.name, err)
 		}
-		last = max(last, rep.LastEnd)
+		last, lastStart = max(last, rep.LastEnd), max(lastStart, rep.LastStart)
+		if i == 0 || rep.FirstStart < firstStart {
+			firstStart = rep.FirstStart
+		}
 		res.out.sold += rep.Sold
 		res.out.soldOut += rep.SoldOut
 		res.out.saleErrs += rep.Errs
@@ -191,6 +200,6 @@ func (b *Bench) multiRace(ctx context.Context, r inProcess, procs int) (raceResu
 	if err := verifyRace(ctx, r, store, res.out); err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
 	}
-	res.wall = Known(float64(last-at) / 1e6)
+	res.wall, res.skew = Known(float64(last-at)/1e6), Known(float64(lastStart-firstStart)/1e6)
 	return res, nil
 }

@@ -78,10 +78,11 @@ func (o *raceOutcome) add(r result) {
 }
 
 // raceResult is a verified race: its wall time in ms, go signal → last
-// answer, and what its contenders were told.
+// answer, its start skew in ms (the latest contender's start − the
+// earliest's, as hammer's start_skew_ms) and what its contenders were told.
 type raceResult struct {
-	wall Value
-	out  raceOutcome
+	wall, skew Value
+	out        raceOutcome
 }
 
 // note says what a lock library did besides selling, "" if nothing.
@@ -96,7 +97,7 @@ func (r raceResult) note(name string) string {
 // the ledger holds exactly that many rows with no seat twice, and no sale
 // failed.
 func (b *Bench) race(ctx context.Context, r inProcess) (raceResult, error) {
-	res := raceResult{wall: NA()}
+	res := raceResult{wall: NA(), skew: NA()}
 	schema, prefix := b.names(r.name)
 	err := inventory.Create(ctx, b.stack.PGURL, schema, history.Sector{ID: 1, Capacity: r.seats})
 	if err != nil {
@@ -122,15 +123,17 @@ func (b *Bench) race(ctx context.Context, r inProcess) (raceResult, error) {
 		c.lock = r.lock(rdb, prefix+"lock")
 		c.warm = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
 	}
-	t0, last, out := contend(ctx, r, c, time.Time{})
-	wall := last.Sub(t0)
-	res.out = out
-	if err := verifyRace(ctx, r, store, out); err != nil {
+	run := contend(ctx, r, c, time.Time{})
+	res.out = run.out
+	if err := verifyRace(ctx, r, store, run.out); err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
 	}
-	res.wall = Known(float64(wall.Microseconds()) / 1000)
+	res.wall, res.skew = millisBetween(run.t0, run.last), millisBetween(run.first, run.latest)
 	return res, nil
 }
+
+// millisBetween is b − a in ms.
+func millisBetween(a, b time.Time) Value { return Known(float64(b.Sub(a).Microseconds()) / 1000) }
 
 // contender is what every contender of a race shares.
 type contender struct {
@@ -141,12 +144,20 @@ type contender struct {
 	warm func(context.Context) error
 }
 
+// contended is what contend saw: when it gave the go signal, the earliest
+// and the latest start of a contender, the last answer, and the outcomes.
+type contended struct {
+	t0, first, latest, last time.Time
+	out                     raceOutcome
+}
+
 // contend starts every contender, lines them up behind one go signal once
 // each has warmed up, gives the signal at the instant at (at once when at
-// is zero) and returns when it gave it, the last answer and the outcomes.
-func contend(ctx context.Context, r inProcess, c contender, at time.Time) (t0, last time.Time, out raceOutcome) {
+// is zero) and returns what it saw.
+func contend(ctx context.Context, r inProcess, c contender, at time.Time) (run contended) {
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
+	starts := make([]time.Time, r.goroutines)
 	ends := make([]time.Time, r.goroutines)
 	results := make([]result, r.goroutines)
 	for g := range r.goroutines {
@@ -157,6 +168,7 @@ func contend(ctx context.Context, r inProcess, c contender, at time.Time) (t0, l
 			err := c.warm(ctx)
 			ready.Done()
 			<-start
+			starts[g] = time.Now()
 			if err != nil {
 				results[g] = result{sale: err}
 			} else {
@@ -167,14 +179,17 @@ func contend(ctx context.Context, r inProcess, c contender, at time.Time) (t0, l
 	}
 	ready.Wait()
 	time.Sleep(time.Until(at))
-	t0 = time.Now()
+	run.t0 = time.Now()
 	close(start)
 	done.Wait()
+	run.first = starts[0]
 	for g, res := range results {
-		last = latest(last, ends[g])
-		out.add(res)
+		run.first = earliest(run.first, starts[g])
+		run.latest = latest(run.latest, starts[g])
+		run.last = latest(run.last, ends[g])
+		run.out.add(res)
 	}
-	return t0, last, out
+	return run
 }
 
 // attempt is one contender: the lock if any, the atomic sale, the release.
@@ -244,8 +259,17 @@ func (b *Bench) redisClient(conns int) (*redis.Client, error) {
 	return redis.NewClient(opt), nil
 }
 
+// latest is the later of a and b.
 func latest(a, b time.Time) time.Time {
 	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// earliest is the earlier of a and b.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
 		return b
 	}
 	return a

@@ -52,6 +52,10 @@ type Round struct {
 	RedsyncGaveUp, RedislockGaveUp Value
 	// Skew and PeakInFlight per skewSizes.
 	Skew, PeakInFlight [skewCount]Value
+	// The minimal race's start skews in ms: MinimalSkew and
+	// MinimalProcsSkew of the races above, MinimalSmallSkew of the
+	// minimal race of skewSizes()[1]'s contenders on raceConns connections.
+	MinimalSkew, MinimalProcsSkew, MinimalSmallSkew Value
 	// BigExit is the exit code of the 20k run, BigVerdict its verdict
 	// ("" without summary), BigRSS the sum of its processes' peak RSS
 	// in bytes over BigProcs processes.
@@ -90,6 +94,7 @@ func (b *Bench) steps(round int) []step {
 		{"bsm/redislock race", b.stepRedislock},
 		{"hammer skew " + skewSizes()[0].String(), b.stepSkew(0)},
 		{"hammer skew " + skewSizes()[1].String(), b.stepSkew(1)},
+		{"minimal Go race of " + strconv.Itoa(smallContenders()) + " goroutines", b.stepMinimalSmall},
 		{"hammer 20k contenders", b.stepBig},
 		{"redis-benchmark", b.stepRedisBenchmark},
 	}
@@ -141,7 +146,21 @@ func (b *Bench) stepHammerThroughput(ctx context.Context, r *Round) error {
 
 func (b *Bench) stepMinimal(ctx context.Context, r *Round) error {
 	res, err := b.race(ctx, b.inProcess("minimal", nil))
-	r.MinimalWall = res.wall
+	r.MinimalWall, r.MinimalSkew = res.wall, res.skew
+	return err
+}
+
+// smallContenders are the contenders of hammer's 4 × 25 skew run, which
+// stepMinimalSmall races in one process.
+func smallContenders() int { sz := skewSizes()[1]; return sz.procs * sz.goroutines }
+
+// stepMinimalSmall is the minimal race of the 4 × 25 skew run's size: its
+// contenders in one process on one pool as large as that run's four
+// (raceConns), for the start skew any client of that size has here.
+func (b *Bench) stepMinimalSmall(ctx context.Context, r *Round) error {
+	n := smallContenders()
+	res, err := b.race(ctx, inProcess{name: "minimal-small", goroutines: n, seats: min(raceSeats, n), conns: raceConns})
+	r.MinimalSmallSkew = res.skew
 	return err
 }
 
@@ -149,7 +168,7 @@ func (b *Bench) stepMinimal(ctx context.Context, r *Round) error {
 // processes, each with raceGoroutines goroutines on a pool of racePool.
 func (b *Bench) stepMinimalProcs(ctx context.Context, r *Round) error {
 	res, err := b.multiRace(ctx, b.inProcess("minimal-procs", nil), raceProcs)
-	r.MinimalProcsWall = res.wall
+	r.MinimalProcsWall, r.MinimalProcsSkew = res.wall, res.skew
 	return err
 }
 

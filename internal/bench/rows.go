@@ -47,6 +47,14 @@ func FigureRows(rounds []Round) []Row {
 		rows = append(rows, Row{Figure: "start skew, hammer update-only " + sk[i].String(), Anchor: "-",
 			Rounds: each(rounds, func(r Round) Value { return r.Skew[i] }), Format: millis, Goal: g})
 	}
+	skewRatio := func(i int, anchor string, f func(Round) Value) Row {
+		return Row{Figure: "start skew " + sk[i].String() + ", hammer ÷ minimal Go " + anchor, Anchor: "minimal Go's start skew",
+			Rounds: each(rounds, func(r Round) Value { return Ratio(r.Skew[i], f(r)) }), Format: ratio, Goal: Goal{Text: "(info)"}}
+	}
+	rows = append(rows,
+		skewRatio(1, fmt.Sprintf("(1 × %d, pool %d)", smallContenders(), raceConns), func(r Round) Value { return r.MinimalSmallSkew }),
+		skewRatio(2, fmt.Sprintf("(1 × %d, pool %d)", raceContenders, raceConns), func(r Round) Value { return r.MinimalSkew }),
+		skewRatio(2, fmt.Sprintf("in %d processes", raceProcs), func(r Round) Value { return r.MinimalProcsSkew }))
 	rows = append(rows, peakRow(rounds, sk), bigExitRow(rounds),
 		Row{Figure: fmt.Sprintf("%dk contenders: peak RSS, all hammer processes", bigProcs*bigGoroutines/1000), Anchor: "-",
 			Rounds: each(rounds, func(r Round) Value { return r.BigRSS }), Format: mib,
@@ -109,6 +117,11 @@ func MeasurementRows(rounds []Round) []Row {
 		wall("minimal Go race", "wall, 1000 goroutines, pgxpool 32", func(r Round) Value { return r.MinimalWall }),
 		wall(fmt.Sprintf("minimal Go race, %d processes", raceProcs), fmt.Sprintf("wall, %d × %d goroutines, pgxpool %d each", raceProcs, raceGoroutines, racePool),
 			func(r Round) Value { return r.MinimalProcsWall }),
+		wall("minimal Go race, start skew", "latest − earliest start, 1000 goroutines, pgxpool 32", func(r Round) Value { return r.MinimalSkew }),
+		wall(fmt.Sprintf("minimal Go race, %d processes, start skew", raceProcs), fmt.Sprintf("latest − earliest start, %d × %d goroutines", raceProcs, raceGoroutines),
+			func(r Round) Value { return r.MinimalProcsSkew }),
+		wall(fmt.Sprintf("minimal Go race of %d, start skew", smallContenders()), fmt.Sprintf("latest − earliest start, %d goroutines, pgxpool %d", smallContenders(), raceConns),
+			func(r Round) Value { return r.MinimalSmallSkew }),
 		wall("hammer update-only race", "elapsed_ms, 4 × 250, --pool 8", func(r Round) Value { return r.UpdateOnlyWall }),
 		wall("hammer update-only race, one process", fmt.Sprintf("elapsed_ms, 1 × %d, --pool %d", raceContenders, raceConns),
 			func(r Round) Value { return r.OneProcWall }),

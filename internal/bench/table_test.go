@@ -25,6 +25,7 @@ func goldenReport() Report {
 	later.HammerTPS, later.PeakInFlight = Known(1010), [skewCount]Value{Known(25), Known(100), Known(1000)}
 	later.BigExit, later.BigVerdict, later.BigRSS, later.BigProcs = Known(0), "valid", Known(600<<20), 9
 	later.HandoffP50, later.RedsyncWall, later.OneProcWall, later.MinimalProcsWall = Known(0.2), NA(), Known(520), Known(620)
+	later.MinimalSkew, later.MinimalProcsSkew, later.MinimalSmallSkew = Known(20), Known(40), Known(2)
 	later.Notes, later.Errors = nil, []string{"redsync race failed: wrong race"}
 	return Report{
 		Machine: Machine{Cores: 2, CPU: "Test CPU", Kernel: "6.1", Go: "go1.26", Hammer: "bin/hammer (commit abc)",

@@ -169,24 +169,34 @@ func CheckServers(ctx context.Context, redisURL, pgURL string, opts []Options) e
 	return redisErr
 }
 
-// checkPostgres checks the role's CREATE privilege and max_connections.
+// minPostgres is the oldest PostgreSQL hammer races against, as
+// server_version_num: 12, the first with plan_cache_mode (see
+// inventory.Open).
+const minPostgres = 120000
+
+// checkPostgres checks the server's version, the role's CREATE privilege
+// and max_connections.
 func checkPostgres(ctx context.Context, pgURL string, need int, o Options) error {
 	conn, err := pgx.Connect(ctx, pgURL)
 	if err != nil {
 		return fmt.Errorf("check postgresql limits: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	var maxConns, reserved, inUse int
+	var maxConns, reserved, inUse, version int
 	var super, create bool
-	var role, db string
+	var role, db, release string
 	err = conn.QueryRow(ctx, `SELECT current_setting('max_connections')::int,
 		current_setting('superuser_reserved_connections')::int + coalesce(current_setting('reserved_connections', true), '0')::int,
 		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int,
 		(SELECT rolsuper FROM pg_roles WHERE rolname = current_user),
-		has_database_privilege(current_database(), 'CREATE'), current_user, current_database()`).
-		Scan(&maxConns, &reserved, &inUse, &super, &create, &role, &db)
+		has_database_privilege(current_database(), 'CREATE'), current_user, current_database(),
+		current_setting('server_version_num')::int, current_setting('server_version')`).
+		Scan(&maxConns, &reserved, &inUse, &super, &create, &role, &db, &version, &release)
 	if err != nil {
 		return fmt.Errorf("check postgresql limits: %w", err)
+	}
+	if err := checkVersion(version, release); err != nil {
+		return err
 	}
 	if !create {
 		return limitf("postgresql role %s may not create schemas in database %s, and hammer races in a schema of its own: GRANT CREATE ON DATABASE %s TO %s",
@@ -199,6 +209,16 @@ func checkPostgres(ctx context.Context, pgURL string, need int, o Options) error
 		return limitf("postgresql max_connections is %d (%d reserved, %d in use), but this run opens up to %d connections "+
 			"(%d processes × --pool %d, plus 3 of hammer's own): raise max_connections to at least %d or lower --procs or --pool",
 			maxConns, reserved, inUse, need, o.Procs, o.PoolSize, need+reserved+inUse)
+	}
+	return nil
+}
+
+// checkVersion refuses a PostgreSQL older than minPostgres: version is its
+// server_version_num, release its server_version.
+func checkVersion(version int, release string) error {
+	if version < minPostgres {
+		return limitf("postgresql is version %s, and hammer needs %d or later (its connections set plan_cache_mode)",
+			release, minPostgres/10000)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/hammer-load/hammer/scenarios"
@@ -47,5 +48,19 @@ func TestConnectionsNeeded(t *testing.T) {
 	}
 	if got, want := pgConns(o), 2*8+3; got != want {
 		t.Errorf("pgConns = %d, want %d", got, want)
+	}
+}
+
+// TestCheckVersion: a PostgreSQL older than 12 is refused with its release
+// named; 12 and later are not.
+func TestCheckVersion(t *testing.T) {
+	err := checkVersion(110022, "11.22")
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "11.22") {
+		t.Errorf("checkVersion(11.22) = %v, want ErrLimit naming 11.22", err)
+	}
+	for _, v := range []int{120000, 150018, 170002} {
+		if err := checkVersion(v, "x"); err != nil {
+			t.Errorf("checkVersion(%d) = %v, want nil", v, err)
+		}
 	}
 }

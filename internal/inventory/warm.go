@@ -10,17 +10,20 @@ import (
 )
 
 // saleStatements are the statements the sales send, which Warm prepares on
-// every connection.
+// every connection: with the BEGIN and COMMIT that SellAtomic queues in its
+// batches, which pgx would otherwise prepare in a round trip of their own
+// before each connection's first sale (in the start of the race).
 func saleStatements() []string {
-	return []string{sqlReadSector, sqlWriteSector, sqlTakeSeat, sqlClaimSector, sqlWriteFenced, sqlInsertSale}
+	return []string{"BEGIN", "COMMIT", sqlReadSector, sqlWriteSector, sqlTakeSeat, sqlClaimSector, sqlWriteFenced, sqlInsertSale}
 }
 
 // Warm opens every connection of the pool, prepares the sales' statements
 // on each and rehearses a sale on each, so that the race pays neither for
-// connection set-up nor for each server process's first parse of a
-// statement and first opening of the tables and their indexes (nor pgx's
-// round trip to prepare a statement): the connections of a replica that
-// has been serving are warm too. Cold, those firsts cost the server enough
+// connection set-up nor for each server process's first parse and plan of
+// a statement (Open asks for generic plans, made once per statement) and
+// first opening of the tables and their indexes (nor pgx's round trip to
+// prepare a statement): the connections of a replica that has been serving
+// are warm too. Cold, those firsts cost the server enough
 // CPU at the go signal to spread the start out. The connections are warmed
 // at once, each held until all are, so that every one of them is (the
 // rehearsals queue for the sector's row lock, one after the other).
