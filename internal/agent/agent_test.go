@@ -212,11 +212,11 @@ func TestLostAgent(t *testing.T) {
 	}
 	began := time.Now()
 	_, err = io.ReadAll(w.Output())
-	if took := time.Since(began); err == nil || took > LostAfter+time.Second || !strings.Contains(err.Error(), "agent 0 (mute, ") {
-		t.Fatalf("output ended after %s with %v, want the agent named as lost within %s", took, err, LostAfter+time.Second)
+	if took := time.Since(began); !errors.Is(err, ErrLost) || took > LostAfter+time.Second || !strings.Contains(err.Error(), "agent 0 (mute, ") {
+		t.Fatalf("output ended after %s with %v, want the agent named as lost (ErrLost) within %s", took, err, LostAfter+time.Second)
 	}
-	if e := w.Wait(); e.Lost == nil {
-		t.Errorf("Wait = %+v, want the loss", e)
+	if e := w.Wait(); !errors.Is(e.Lost, ErrLost) || !errors.Is(agents[0].Err(), ErrLost) {
+		t.Errorf("Wait = %+v and Err = %v, want the loss", e, agents[0].Err())
 	}
 }
 

@@ -102,7 +102,7 @@ func (a *Agent) fail(err error) {
 	if a.closing {
 		err = errClosed
 	}
-	a.lost = fmt.Errorf("%s %w", a.Name(), err)
+	a.lost = lostError{fmt.Errorf("%s %w", a.Name(), err)}
 	w := a.w
 	a.mu.Unlock()
 	close(a.gone)
@@ -113,6 +113,18 @@ func (a *Agent) fail(err error) {
 }
 
 var errClosed = errors.New("was released by the coordinator")
+
+// ErrLost matches why the link to an agent broke (Agent.Err, and the
+// error its worker's Output ends with): nothing more will be heard of the
+// agent or its worker. An error a worker's output itself carries (a bad
+// line) does not match it.
+var ErrLost = errors.New("agent lost")
+
+// lostError is the loss of an agent, as its message says it.
+type lostError struct{ error }
+
+func (lostError) Is(target error) bool { return target == ErrLost }
+func (e lostError) Unwrap() error      { return e.error }
 
 // Err is why the link to the agent broke, nil while it holds.
 func (a *Agent) Err() error {

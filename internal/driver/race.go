@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/redislock"
@@ -160,7 +161,7 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 				}
 				switch {
 				case ev.end == nil || f.ws[ev.proc].crashed.Load():
-				case f.ws[ev.proc].proc.where() != "":
+				case errors.Is(ev.end, agent.ErrLost):
 					// Its agent was lost: nothing more will be heard of it.
 					stop(fmt.Sprintf("%s at %s; the race was stopped, so the attempts still running, and those whose records its worker had not sent yet (up to a second's), were not judged",
 						ev.end, history.Offset(goAt, time.Now().UnixNano())))

@@ -1,0 +1,55 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/agent"
+)
+
+// remoteProc stands in for a worker on an agent whose output is out.
+type remoteProc struct{ out io.Reader }
+
+func (remoteProc) send(any) error                     { return nil }
+func (remoteProc) closeInput()                        {}
+func (p remoteProc) output() io.Reader                { return p.out }
+func (remoteProc) signal(syscall.Signal) (int, error) { return 0, nil }
+func (remoteProc) kill()                              {}
+func (remoteProc) wait() (bool, error)                { return false, nil }
+func (remoteProc) ended() bool                        { return true }
+func (remoteProc) pid() int                           { return 42 }
+func (remoteProc) where() string                      { return "agent 0 (host, 10.0.0.2:1)" }
+func (remoteProc) lastErr() string                    { return "" }
+
+// TestCollectTellsBadOutputFromLostAgent: a worker on an agent that writes
+// a line that is not a message is reported as that worker's bad output,
+// not as its agent lost (which stops the race); an output that ends with
+// the agent's loss is the loss.
+func TestCollectTellsBadOutputFromLostAgent(t *testing.T) {
+	tests := []struct {
+		name, want, not string
+		out             io.Reader
+	}{
+		{"bad line", "worker 0: bad output", "the race was stopped", strings.NewReader("not a message\n")},
+		{"agent lost", "the race was stopped", "bad output",
+			iotest.ErrReader(fmt.Errorf("agent 0 (host, 10.0.0.2:1) sent nothing for 3s: %w", agent.ErrLost))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fleet{ws: []*worker{{proc: remoteProc{out: tt.out}}}, events: make(chan event, 16), quit: make(chan struct{})}
+			defer close(f.quit)
+			f.listen()
+			_, _, _, incomplete := f.collect(context.Background(), Options{Timeout: 10 * time.Second}, &striker{}, nil, time.Now().UnixNano())
+			got := strings.Join(incomplete, "; ")
+			if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+				t.Errorf("incomplete = %q, want %q and not %q", got, tt.want, tt.not)
+			}
+		})
+	}
+}
