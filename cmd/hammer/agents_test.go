@@ -253,6 +253,36 @@ func TestAgentLost(t *testing.T) {
 	}
 }
 
+// TestAgentsProcessFault: pause-stop on agents' workers stops and resumes
+// them through their agents, each signal answered, and the run stays
+// valid with every strike recorded as done on the agent's worker.
+func TestAgentsProcessFault(t *testing.T) {
+	t.Parallel() // processes and sockets of its own; the shared stack by run id
+	dir := filepath.Join(t.TempDir(), "out")
+	coord, _ := coordinate(t, append([]string{"run", "--mode", "update-only", "--fault", "pause-stop", "--agents", "3",
+		"--listen", "127.0.0.1:0", "--goroutines", "20", "--seats", "100", "--quiet", "--out", dir}, stackArgs(t)...)...)
+	if code := coord.wait(t, 2*time.Minute); code != exitOK {
+		t.Fatalf("coordinator exit %d, want 0; stderr:\n%s", code, coord.stderr())
+	}
+	if r := readSummary(t, dir).Runs[0]; r.Verdict != "valid" {
+		t.Fatalf("verdict %s (%s), want valid", r.Verdict, strings.Join(r.Undetermined, "; "))
+	}
+	f, err := folder.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := f.Faults
+	struck := regexp.MustCompile(`^SIGSTOP of worker \d on agent \d \(.*\) \(pid \d+\) .*, SIGCONT 1\.5s later$`)
+	if len(faults) == 0 {
+		t.Fatal("no fault recorded")
+	}
+	for _, e := range faults {
+		if !struck.MatchString(e.Detail) {
+			t.Errorf("fault %q: want a SIGSTOP and SIGCONT of a worker on an agent", e.Detail)
+		}
+	}
+}
+
 // goNs is the go signal of the only run in dir.
 func goNs(t *testing.T, dir string) int64 {
 	t.Helper()

@@ -174,6 +174,36 @@ func TestSession(t *testing.T) {
 	}
 }
 
+// TestSignal: a signal the agent sent to its worker is answered as sent;
+// one to a worker that has ended is an error, not a silent success.
+func TestSignal(t *testing.T) {
+	ln, _ := listen(t, "v1")
+	done := join(ln.Addr(), nil)
+	agents, err := ln.Accept(context.Background(), 1, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := agents[0].Start([]byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, w.Output()) }()
+	if err := w.Signal(syscall.SIGCONT); err != nil {
+		t.Errorf("SIGCONT to a running worker: %v, want nil", err)
+	}
+	w.CloseInput()
+	if e := w.Wait(); e.Code != 0 {
+		t.Fatalf("cat ended with %+v, want exit 0", e)
+	}
+	if err := w.Signal(syscall.SIGSTOP); err == nil {
+		t.Error("SIGSTOP to a worker that has ended: nil, want an error")
+	}
+	agents[0].Close()
+	if err := within(t, done, 5*time.Second); err != nil {
+		t.Errorf("agent after goodbye: %v, want nil", err)
+	}
+}
+
 // TestLostAgent: an agent that goes silent is lost within LostAfter, its
 // worker's output ends with that error, and the error names it.
 func TestLostAgent(t *testing.T) {

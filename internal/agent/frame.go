@@ -27,7 +27,7 @@ import (
 
 // Protocol is the version of the frames below; a peer speaking another
 // one is refused.
-const Protocol = 1
+const Protocol = 2
 
 // Timing of the link. A peer that sends nothing (not even a heartbeat)
 // for LostAfter is taken as lost: a run learns of a dead agent, and an
@@ -44,7 +44,8 @@ const (
 
 // Frame kinds. The coordinator sends challenge, welcome, refused, ping,
 // start, in, eof, signal, kill and bye; the agent sends hello, pong,
-// started, out and exited; both send beat.
+// started, out, signaled (its answer to signal: Reason says why the
+// signal could not be sent, "" if it was) and exited; both send beat.
 const (
 	kindChallenge = "challenge"
 	kindHello     = "hello"
@@ -59,6 +60,7 @@ const (
 	kindEOF       = "eof"
 	kindOut       = "out"
 	kindSignal    = "signal"
+	kindSignaled  = "signaled"
 	kindKill      = "kill"
 	kindExited    = "exited"
 	kindBye       = "bye"

@@ -218,9 +218,14 @@ func (s *session) handle(f frame) error {
 			c.stdin.Close()
 		}
 	case kindSignal:
+		why := "it has no such worker"
 		if c != nil {
-			_ = c.cmd.Process.Signal(syscall.Signal(f.Sig))
+			why = ""
+			if err := c.cmd.Process.Signal(syscall.Signal(f.Sig)); err != nil {
+				why = err.Error()
+			}
 		}
+		return s.lk.send(frame{Kind: kindSignaled, Seq: f.Seq, Reason: why})
 	case kindKill:
 		if c != nil {
 			_ = c.cmd.Process.Kill()

@@ -81,7 +81,7 @@ func (a *Agent) route() {
 			case a.pongs <- f:
 			default: // nobody asked for it any more
 			}
-		case kindStarted, kindOut, kindExited:
+		case kindStarted, kindOut, kindSignaled, kindExited:
 			a.mu.Lock()
 			w := a.w
 			a.mu.Unlock()
@@ -160,7 +160,7 @@ func (a *Agent) Sync(n int) (Clock, error) {
 // Start has the agent start a worker process and send it config (one
 // line) on its stdin. It returns once the agent said the process runs.
 func (a *Agent) Start(config []byte) (*Worker, error) {
-	w := &Worker{a: a, out: newQueue(), started: make(chan frame, 1), exited: make(chan struct{})}
+	w := &Worker{a: a, out: newQueue(), started: make(chan frame, 1), signaled: make(chan frame, 1), exited: make(chan struct{})}
 	a.mu.Lock()
 	if a.lost != nil {
 		a.mu.Unlock()
@@ -211,14 +211,16 @@ func (a *Agent) Close() {
 
 // Worker is a worker process an agent started for the coordinator.
 type Worker struct {
-	a       *Agent
-	seq     int // its number among the agent's workers
-	out     *queue
-	pid     int
-	started chan frame
-	once    sync.Once
-	exited  chan struct{}
-	exit    Exit
+	a        *Agent
+	seq      int // its number among the agent's workers
+	out      *queue
+	pid      int
+	started  chan frame
+	sigMu    sync.Mutex // one signal at a time, so that answers pair with requests
+	signaled chan frame
+	once     sync.Once
+	exited   chan struct{}
+	exit     Exit
 }
 
 // Exit is how a worker an agent started ended.
@@ -253,6 +255,11 @@ func (w *Worker) take(f frame) {
 		}
 	case kindOut:
 		w.out.put(append(f.Line, '\n'))
+	case kindSignaled:
+		select {
+		case w.signaled <- f:
+		default: // an answer nobody waits for any more
+		}
 	case kindExited:
 		w.end(Exit{Code: f.Code, Signal: syscall.Signal(f.Sig), Stderr: f.Stderr})
 	}
@@ -285,9 +292,42 @@ func (w *Worker) Send(line []byte) error {
 // CloseInput closes the worker's stdin.
 func (w *Worker) CloseInput() { _ = w.a.lk.send(frame{Kind: kindEOF, Seq: w.seq}) }
 
-// Signal has the agent send sig to the worker.
+// Signal has the agent send sig to the worker and waits for its answer:
+// an error says the signal was not sent (the worker had ended, the agent
+// was lost, or it did not answer within LostAfter), so that a fault that
+// did not strike is not taken for one that did.
 func (w *Worker) Signal(sig syscall.Signal) error {
-	return w.a.lk.send(frame{Kind: kindSignal, Seq: w.seq, Sig: int(sig)})
+	w.sigMu.Lock()
+	defer w.sigMu.Unlock()
+	select {
+	case <-w.signaled: // the late answer of a request given up on
+	default:
+	}
+	if err := w.a.lk.send(frame{Kind: kindSignal, Seq: w.seq, Sig: int(sig)}); err != nil {
+		return fmt.Errorf("%s: signal %s: %w", w.a.Name(), sig, err)
+	}
+	answer := func(f frame) error {
+		if f.Reason != "" {
+			return fmt.Errorf("%s could not send %s to worker %d: %s", w.a.Name(), sig, w.pid, f.Reason)
+		}
+		return nil
+	}
+	select {
+	case f := <-w.signaled:
+		return answer(f)
+	case <-w.exited:
+		select {
+		case f := <-w.signaled: // answered just before the worker ended
+			return answer(f)
+		default:
+		}
+		if err := w.exit.Err(); w.exit.Lost != nil {
+			return err
+		}
+		return fmt.Errorf("worker %d on %s had ended before %s reached it", w.pid, w.a.Name(), sig)
+	case <-time.After(LostAfter):
+		return fmt.Errorf("%s did not answer a signal within %s", w.a.Name(), LostAfter)
+	}
 }
 
 // Kill has the agent kill the worker.
