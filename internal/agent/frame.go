@@ -44,8 +44,9 @@ const (
 
 // Frame kinds. The coordinator sends challenge, welcome, refused, ping,
 // start, in, eof, signal, kill and bye; the agent sends hello, pong,
-// started, out, signaled (its answer to signal: Reason says why the
-// signal could not be sent, "" if it was) and exited; both send beat.
+// started, out, signaled (its answer to signal, with the request's number
+// in T1: Reason says why the signal could not be sent, "" if it was) and
+// exited; both send beat.
 const (
 	kindChallenge = "challenge"
 	kindHello     = "hello"
@@ -84,7 +85,8 @@ type frame struct {
 
 	// Clock exchange: T1 the coordinator's send time of a ping, T2 and T3
 	// the agent's receive and send times of its pong (Unix ns, each on
-	// its own clock).
+	// its own clock). A signal request and its answer carry the request's
+	// number in T1.
 	T1 int64 `json:"t1,omitempty"`
 	T2 int64 `json:"t2,omitempty"`
 	T3 int64 `json:"t3,omitempty"`

@@ -218,14 +218,13 @@ func (s *session) handle(f frame) error {
 			c.stdin.Close()
 		}
 	case kindSignal:
-		why := "it has no such worker"
-		if c != nil {
-			why = ""
-			if err := c.cmd.Process.Signal(syscall.Signal(f.Sig)); err != nil {
-				why = err.Error()
-			}
+		// An answer that cannot be sent is a link that broke, or one the
+		// coordinator closed after its goodbye: the reader tells which.
+		if c == nil {
+			_ = s.lk.send(frame{Kind: kindSignaled, Seq: f.Seq, T1: f.T1, Reason: "it has no such worker"})
+		} else {
+			_ = c.signal(s.lk, f)
 		}
-		return s.lk.send(frame{Kind: kindSignaled, Seq: f.Seq, Reason: why})
 	case kindKill:
 		if c != nil {
 			_ = c.cmd.Process.Kill()
@@ -241,7 +240,23 @@ type child struct {
 	stdin  io.WriteCloser
 	stderr *tail.Buffer
 	mu     sync.Mutex // serialises writes to stdin
-	done   chan struct{}
+	// sigMu keeps a signal and its answer together, ahead of the frame
+	// that says the worker ended: a worker a SIGKILL ended is reported
+	// killed only after the kill was answered as sent.
+	sigMu sync.Mutex
+	done  chan struct{}
+}
+
+// signal sends the worker the signal f asks for and answers f on lk:
+// Reason says why it could not be sent, "" if it was.
+func (c *child) signal(lk *link, f frame) error {
+	c.sigMu.Lock()
+	defer c.sigMu.Unlock()
+	why := ""
+	if err := c.cmd.Process.Signal(syscall.Signal(f.Sig)); err != nil {
+		why = err.Error()
+	}
+	return lk.send(frame{Kind: kindSignaled, Seq: f.Seq, T1: f.T1, Reason: why})
 }
 
 func (c *child) write(line []byte) {
@@ -296,6 +311,8 @@ func (s *session) relay(seq int, c *child, stdout io.Reader, sent <-chan struct{
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	err := c.cmd.Wait()
+	c.sigMu.Lock() // a signal being answered is answered first
+	defer c.sigMu.Unlock()
 	f := frame{Kind: kindExited, Seq: seq, Stderr: c.stderr.Last()}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {

@@ -160,7 +160,7 @@ func (a *Agent) Sync(n int) (Clock, error) {
 // Start has the agent start a worker process and send it config (one
 // line) on its stdin. It returns once the agent said the process runs.
 func (a *Agent) Start(config []byte) (*Worker, error) {
-	w := &Worker{a: a, out: newQueue(), started: make(chan frame, 1), signaled: make(chan frame, 1), exited: make(chan struct{})}
+	w := &Worker{a: a, out: newQueue(), started: make(chan frame, 1), awaiting: map[int64]chan frame{}, exited: make(chan struct{})}
 	a.mu.Lock()
 	if a.lost != nil {
 		a.mu.Unlock()
@@ -216,8 +216,9 @@ type Worker struct {
 	out      *queue
 	pid      int
 	started  chan frame
-	sigMu    sync.Mutex // one signal at a time, so that answers pair with requests
-	signaled chan frame
+	sigMu    sync.Mutex           // guards sigN and awaiting
+	sigN     int64                // numbers the signal requests; an answer echoes it (T1)
+	awaiting map[int64]chan frame // the requests waiting for their answer, by number
 	once     sync.Once
 	exited   chan struct{}
 	exit     Exit
@@ -256,9 +257,12 @@ func (w *Worker) take(f frame) {
 	case kindOut:
 		w.out.put(append(f.Line, '\n'))
 	case kindSignaled:
-		select {
-		case w.signaled <- f:
-		default: // an answer nobody waits for any more
+		w.sigMu.Lock()
+		ch := w.awaiting[f.T1] // nil: a request not awaited, or given up on
+		delete(w.awaiting, f.T1)
+		w.sigMu.Unlock()
+		if ch != nil {
+			ch <- f
 		}
 	case kindExited:
 		w.end(Exit{Code: f.Code, Signal: syscall.Signal(f.Sig), Stderr: f.Stderr})
@@ -292,42 +296,69 @@ func (w *Worker) Send(line []byte) error {
 // CloseInput closes the worker's stdin.
 func (w *Worker) CloseInput() { _ = w.a.lk.send(frame{Kind: kindEOF, Seq: w.seq}) }
 
-// Signal has the agent send sig to the worker and waits for its answer:
-// an error says the signal was not sent (the worker had ended, the agent
-// was lost, or it did not answer within LostAfter), so that a fault that
-// did not strike is not taken for one that did.
+// Signal has the agent send sig to the worker and waits for its answer,
+// so that a fault that did not strike is not taken for one that did. An
+// error says the signal was not sent (the agent could not send it, or the
+// worker had ended before it came) or may not have been (the agent was
+// lost, or did not answer within LostAfter).
 func (w *Worker) Signal(sig syscall.Signal) error {
+	answered := make(chan frame, 1)
 	w.sigMu.Lock()
-	defer w.sigMu.Unlock()
-	select {
-	case <-w.signaled: // the late answer of a request given up on
-	default:
-	}
-	if err := w.a.lk.send(frame{Kind: kindSignal, Seq: w.seq, Sig: int(sig)}); err != nil {
-		return fmt.Errorf("%s: signal %s: %w", w.a.Name(), sig, err)
-	}
-	answer := func(f frame) error {
-		if f.Reason != "" {
-			return fmt.Errorf("%s could not send %s to worker %d: %s", w.a.Name(), sig, w.pid, f.Reason)
-		}
-		return nil
+	w.sigN++
+	n := w.sigN
+	w.awaiting[n] = answered
+	w.sigMu.Unlock()
+	defer func() {
+		w.sigMu.Lock()
+		delete(w.awaiting, n)
+		w.sigMu.Unlock()
+	}()
+	if err := w.sendSignal(sig, n); err != nil {
+		return err
 	}
 	select {
-	case f := <-w.signaled:
-		return answer(f)
+	case f := <-answered:
+		return w.answer(sig, f)
 	case <-w.exited:
 		select {
-		case f := <-w.signaled: // answered just before the worker ended
-			return answer(f)
+		case f := <-answered: // the agent answers before it reports the worker's end
+			return w.answer(sig, f)
 		default:
 		}
-		if err := w.exit.Err(); w.exit.Lost != nil {
-			return err
+		if w.exit.Lost != nil {
+			return w.exit.Lost
 		}
 		return fmt.Errorf("worker %d on %s had ended before %s reached it", w.pid, w.a.Name(), sig)
 	case <-time.After(LostAfter):
 		return fmt.Errorf("%s did not answer a signal within %s", w.a.Name(), LostAfter)
 	}
+}
+
+// Post has the agent send sig to the worker without waiting for its
+// answer: for a SIGCONT, which lets a stopped worker go on and whose
+// round trip would let it run that much longer.
+func (w *Worker) Post(sig syscall.Signal) error {
+	w.sigMu.Lock()
+	w.sigN++
+	n := w.sigN
+	w.sigMu.Unlock()
+	return w.sendSignal(sig, n)
+}
+
+// sendSignal sends signal request n.
+func (w *Worker) sendSignal(sig syscall.Signal, n int64) error {
+	if err := w.a.lk.send(frame{Kind: kindSignal, Seq: w.seq, Sig: int(sig), T1: n}); err != nil {
+		return fmt.Errorf("%s: signal %s: %w", w.a.Name(), sig, err)
+	}
+	return nil
+}
+
+// answer is the error an agent's answer to a signal request means.
+func (w *Worker) answer(sig syscall.Signal, f frame) error {
+	if f.Reason != "" {
+		return fmt.Errorf("%s could not send %s to worker %d: %s", w.a.Name(), sig, w.pid, f.Reason)
+	}
+	return nil
 }
 
 // Kill has the agent kill the worker.

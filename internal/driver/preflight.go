@@ -182,21 +182,26 @@ func checkPostgres(ctx context.Context, pgURL string, need int, o Options) error
 		return fmt.Errorf("check postgresql limits: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	var maxConns, reserved, inUse, version int
+	var version int
+	var release string
+	err = conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int, current_setting('server_version')").Scan(&version, &release)
+	if err != nil {
+		return fmt.Errorf("check postgresql version: %w", err)
+	}
+	if err := checkVersion(version, release); err != nil {
+		return err // before the query below, which an older server could not answer
+	}
+	var maxConns, reserved, inUse int
 	var super, create bool
-	var role, db, release string
+	var role, db string
 	err = conn.QueryRow(ctx, `SELECT current_setting('max_connections')::int,
 		current_setting('superuser_reserved_connections')::int + coalesce(current_setting('reserved_connections', true), '0')::int,
 		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int,
 		(SELECT rolsuper FROM pg_roles WHERE rolname = current_user),
-		has_database_privilege(current_database(), 'CREATE'), current_user, current_database(),
-		current_setting('server_version_num')::int, current_setting('server_version')`).
-		Scan(&maxConns, &reserved, &inUse, &super, &create, &role, &db, &version, &release)
+		has_database_privilege(current_database(), 'CREATE'), current_user, current_database()`).
+		Scan(&maxConns, &reserved, &inUse, &super, &create, &role, &db)
 	if err != nil {
 		return fmt.Errorf("check postgresql limits: %w", err)
-	}
-	if err := checkVersion(version, release); err != nil {
-		return err
 	}
 	if !create {
 		return limitf("postgresql role %s may not create schemas in database %s, and hammer races in a schema of its own: GRANT CREATE ON DATABASE %s TO %s",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,5 +96,37 @@ func TestWindowMatchesTable(t *testing.T) {
 		if err != nil || detail == "" {
 			t.Errorf("%s: Window = %q, %v; want what it did, and no error", f, detail, err)
 		}
+	}
+}
+
+// procsLog is Procs that records what it is asked; SIGSTOP fails.
+type procsLog struct {
+	signals []syscall.Signal
+	resumed []Target
+}
+
+func (p *procsLog) Name(proc int) string { return "worker" }
+func (p *procsLog) Crashed(int)          {}
+func (p *procsLog) Resume(t Target)      { p.resumed = append(p.resumed, t) }
+func (p *procsLog) Signal(_ int, sig syscall.Signal) (int, error) {
+	p.signals = append(p.signals, sig)
+	if sig == syscall.SIGSTOP {
+		return 0, errors.New("the agent did not answer")
+	}
+	return 42, nil
+}
+
+// TestPauseStopThatFailedLetsGo: a SIGSTOP that may not have been sent
+// (an agent that did not answer) fails the strike, and the worker is sent
+// SIGCONT and its contender resumed, so that nothing stays stopped.
+func TestPauseStopThatFailedLetsGo(t *testing.T) {
+	p := &procsLog{}
+	c := &Coordinator{Procs: p, PauseFor: time.Millisecond}
+	target := Target{Proc: 1, Key: "k"}
+	if _, err := (pauseStop{}).Strike(context.Background(), c, &target); err == nil {
+		t.Fatal("Strike = nil, want the SIGSTOP's error")
+	}
+	if !slices.Equal(p.signals, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT}) || len(p.resumed) != 1 {
+		t.Errorf("signals %v, resumed %v: want SIGSTOP then SIGCONT, and the contender resumed", p.signals, p.resumed)
 	}
 }

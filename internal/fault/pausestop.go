@@ -25,6 +25,10 @@ func (pauseStop) Strike(ctx context.Context, c *Coordinator, t *Target) (string,
 	}
 	pid, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP)
 	if err != nil {
+		// It may have stopped all the same (an agent that did not answer):
+		// the failed strike must not leave it stopped or waiting.
+		_, _ = c.Procs.Signal(t.Proc, syscall.SIGCONT)
+		c.Procs.Resume(*t)
 		return "", err
 	}
 	Sleep(ctx, c.PauseFor) // cut short when the race is interrupted

@@ -63,6 +63,7 @@ func stopInside(ctx context.Context, c *Coordinator, t *Target) error {
 func step(ctx context.Context, c *Coordinator, t Target) error {
 	for range maxSteps {
 		if _, err := c.Procs.Signal(t.Proc, syscall.SIGSTOP); err != nil {
+			_, _ = c.Procs.Signal(t.Proc, syscall.SIGCONT) // it may have stopped all the same
 			return err
 		}
 		st, err := c.Sale(ctx, t.Proc, t.Token)
