@@ -47,39 +47,77 @@ const strangerFor = 100 * time.Millisecond
 func (s *Set) sockets() map[Conn]int {
 	inodes := map[string]int{} // socket inode -> replica
 	for i, r := range s.rs {
-		for _, pid := range groupPIDs(r.pid()) {
-			dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				link, err := os.Readlink(filepath.Join(dir, e.Name()))
-				if inode, ok := strings.CutPrefix(link, "socket:["); err == nil && ok {
-					inodes[strings.TrimSuffix(inode, "]")] = i
-				}
-			}
+		for _, inode := range groupSockets(r.pid()) {
+			inodes[inode] = i
 		}
 	}
 	out := map[Conn]int{}
+	eachTCP(func(fields []string) {
+		r, ok := inodes[fields[9]]
+		local, lok := hexPort(fields[1])
+		remote, rok := hexPort(fields[2])
+		if ok && lok && rok {
+			out[Conn{Local: local, Remote: remote}] = r
+		}
+	})
+	return out
+}
+
+// listensOn reports whether a process of group pgid holds a listening TCP
+// socket on port; checked is false where /proc cannot tell (not Linux).
+func listensOn(pgid, port int) (ok, checked bool) {
+	if _, err := os.Stat("/proc/net/tcp"); err != nil {
+		return false, false
+	}
+	inodes := map[string]bool{}
+	for _, inode := range groupSockets(pgid) {
+		inodes[inode] = true
+	}
+	eachTCP(func(fields []string) {
+		local, lok := hexPort(fields[1])
+		if fields[3] == tcpListen && inodes[fields[9]] && lok && local == port {
+			ok = true
+		}
+	})
+	return ok, true
+}
+
+// tcpListen is the state ("st") of a listening socket in /proc/net/tcp.
+const tcpListen = "0A"
+
+// groupSockets lists the inodes of the sockets the processes of group
+// pgid hold open.
+func groupSockets(pgid int) []string {
+	var out []string
+	for _, pid := range groupPIDs(pgid) {
+		dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			link, err := os.Readlink(filepath.Join(dir, e.Name()))
+			if inode, ok := strings.CutPrefix(link, "socket:["); err == nil && ok {
+				out = append(out, strings.TrimSuffix(inode, "]"))
+			}
+		}
+	}
+	return out
+}
+
+// eachTCP calls f with the fields of every row of /proc/net/tcp and tcp6
+// (local address, remote address, state, …, inode at index 9).
+func eachTCP(f func(fields []string)) {
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(table)
+		file, err := os.Open(table)
 		if err != nil {
 			continue
 		}
-		sc := bufio.NewScanner(f)
+		sc := bufio.NewScanner(file)
 		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) < 10 {
-				continue
-			}
-			r, ok := inodes[fields[9]]
-			local, lok := hexPort(fields[1])
-			remote, rok := hexPort(fields[2])
-			if ok && lok && rok {
-				out[Conn{Local: local, Remote: remote}] = r
+			if fields := strings.Fields(sc.Text()); len(fields) >= 10 {
+				f(fields)
 			}
 		}
-		f.Close()
+		file.Close()
 	}
-	return out
 }
 
 // groupPIDs lists the processes of process group pgid.

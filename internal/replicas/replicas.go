@@ -171,8 +171,23 @@ func (r *replica) exited() <-chan struct{} {
 	return r.done
 }
 
-// awaitReady polls r's ready path until it answers 200, r exits, the
-// timeout passes or ctx ends.
+// answeredByReplica checks, once r's port answered its ready path, that r
+// is what listens on it. Between freePort and the replica's own bind, or
+// while a crashed replica is down, another process (a replica of another
+// race) may take the port and answer the same path: the race would then
+// send its requests, with the ids every race uses, to a stranger selling
+// from another schema, and tell its answers for ours. The error says the
+// address is in use, so that startOne tries another port.
+func (s *Set) answeredByReplica(r *replica) error {
+	if ok, checked := listensOn(r.pid(), r.port); ok || !checked {
+		return nil
+	}
+	return fmt.Errorf("replica %d (%s): port %d answered %s, but no process of the replica listens on it (address already in use by another)",
+		r.index, s.spec.Command[0], r.port, s.spec.Ready)
+}
+
+// awaitReady polls r's ready path until it answers 200 (from r itself),
+// r exits, the timeout passes or ctx ends.
 func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 	url := fmt.Sprintf("http://127.0.0.1:%d%s", r.port, s.spec.Ready)
 	client := &http.Client{Timeout: time.Second}
@@ -183,7 +198,7 @@ func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return nil
+				return s.answeredByReplica(r)
 			}
 			last = "status " + strconv.Itoa(resp.StatusCode)
 		}
