@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/internal/childproc"
+	"github.com/hammer-load/hammer/internal/sockets"
 
 	"github.com/hammer-load/hammer/internal/tail"
 )
@@ -179,7 +180,7 @@ func (r *replica) exited() <-chan struct{} {
 // from another schema, and tell its answers for ours. The error says the
 // address is in use, so that startOne tries another port.
 func (s *Set) answeredByReplica(r *replica) error {
-	if ok, checked := listensOn(r.pid(), r.port); ok || !checked {
+	if ok, checked := sockets.ListensOn(r.pid(), r.port); ok || !checked {
 		return nil
 	}
 	return fmt.Errorf("replica %d (%s): port %d answered %s, but no process of the replica listens on it (address already in use by another)",

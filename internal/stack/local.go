@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hammer-load/hammer/internal/sockets"
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 )
@@ -162,7 +163,7 @@ func (l *localServers) startRedis(ctx context.Context, port int, logName string)
 		return nil, err
 	}
 	opts := &redis.Options{Addr: loopback(port), DialTimeout: time.Second, MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: true}
-	return p, await(ctx, p, func(ctx context.Context) error { return pingRedis(ctx, opts) })
+	return p, await(ctx, p, port, func(ctx context.Context) error { return pingRedis(ctx, opts) })
 }
 
 // initdb creates the PostgreSQL cluster with superuser hammer and trust
@@ -205,7 +206,7 @@ func (l *localServers) runPostgres(ctx context.Context, port int) error {
 	if err != nil {
 		return err
 	}
-	return await(ctx, p, func(ctx context.Context) error { return pingPG(ctx, cfg) })
+	return await(ctx, p, port, func(ctx context.Context) error { return pingPG(ctx, cfg) })
 }
 
 // createDatabase creates the database the Stack's PGURL names.
@@ -271,12 +272,20 @@ func (l *localServers) close() error {
 // pgData is the PostgreSQL data directory.
 func (l *localServers) pgData() string { return filepath.Join(l.dir, "pgdata") }
 
-// await waits for p to answer probe. If p exits first the error quotes its
-// log and wraps errPortInUse when it could not bind its port.
-func await(ctx context.Context, p *proc, probe func(context.Context) error) error {
+// await waits for p to answer probe on port. If p exits first the error
+// quotes its log and wraps errPortInUse when it could not bind its port.
+// An answer counts only if p's process group listens on port: another
+// process (another run's server) may have bound it between freePort and
+// p's own bind, and answered the probe; that too is errPortInUse, so that
+// the server is started again on another port.
+func await(ctx context.Context, p *proc, port int, probe func(context.Context) error) error {
 	err := pollReady(ctx, readyTimeout, p.done, probe)
 	switch {
 	case err == nil:
+		if ok, checked := sockets.ListensOn(p.pid(), port); checked && !ok {
+			_ = p.kill() // it cannot have the port: it is not ours to keep
+			return fmt.Errorf("%w: %s: another process answered on port %d", errPortInUse, p.spec.name, port)
+		}
 		return nil
 	case errors.Is(err, errExited):
 		exitErr := p.exitErr()

@@ -69,7 +69,7 @@ func TestProcEarlyExit(t *testing.T) {
 				t.Fatal(err)
 			}
 			never := func(context.Context) error { return errors.New("not yet") }
-			err = await(context.Background(), p, never)
+			err = await(context.Background(), p, 0, never)
 			t.Log(err)
 			if err == nil || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("await() = %v, want a one-line error", err)

@@ -55,7 +55,7 @@ func (s *Stack) StartReplica(ctx context.Context, of string) (*Replica, error) {
 			return err
 		}
 		r.proc = proc
-		return await(ctx, proc, func(ctx context.Context) error { return r.synced(ctx) })
+		return await(ctx, proc, p, func(ctx context.Context) error { return r.synced(ctx) })
 	})
 	if err != nil {
 		r.Close()
