@@ -58,6 +58,20 @@ func join(addr string, mod func(*JoinOptions)) <-chan error {
 	return done
 }
 
+// acceptOne waits for one agent to join ln and starts its worker.
+func acceptOne(t *testing.T, ln *Listener) (*Agent, *Worker) {
+	t.Helper()
+	agents, err := ln.Accept(context.Background(), 1, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := agents[0].Start([]byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agents[0], w
+}
+
 func within(t *testing.T, done <-chan error, limit time.Duration) error {
 	t.Helper()
 	select {
@@ -202,21 +216,14 @@ func TestLostAgent(t *testing.T) {
 			}
 		}
 	}()
-	agents, err := ln.Accept(context.Background(), 1, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := agents[0].Start([]byte(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, w := acceptOne(t, ln)
 	began := time.Now()
 	_, err = io.ReadAll(w.Output())
 	if took := time.Since(began); !errors.Is(err, ErrLost) || took > LostAfter+time.Second || !strings.Contains(err.Error(), "agent 0 (mute, ") {
 		t.Fatalf("output ended after %s with %v, want the agent named as lost (ErrLost) within %s", took, err, LostAfter+time.Second)
 	}
-	if e := w.Wait(); !errors.Is(e.Lost, ErrLost) || !errors.Is(agents[0].Err(), ErrLost) {
-		t.Errorf("Wait = %+v and Err = %v, want the loss", e, agents[0].Err())
+	if e := w.Wait(); !errors.Is(e.Lost, ErrLost) || !errors.Is(a.Err(), ErrLost) {
+		t.Errorf("Wait = %+v and Err = %v, want the loss", e, a.Err())
 	}
 }
 

@@ -303,11 +303,7 @@ func (w *Worker) CloseInput() { _ = w.a.lk.send(frame{Kind: kindEOF, Seq: w.seq}
 // lost, or did not answer within LostAfter).
 func (w *Worker) Signal(sig syscall.Signal) error {
 	answered := make(chan frame, 1)
-	w.sigMu.Lock()
-	w.sigN++
-	n := w.sigN
-	w.awaiting[n] = answered
-	w.sigMu.Unlock()
+	n := w.number(answered)
 	defer func() {
 		w.sigMu.Lock()
 		delete(w.awaiting, n)
@@ -338,11 +334,19 @@ func (w *Worker) Signal(sig syscall.Signal) error {
 // answer: for a SIGCONT, which lets a stopped worker go on and whose
 // round trip would let it run that much longer.
 func (w *Worker) Post(sig syscall.Signal) error {
+	return w.sendSignal(sig, w.number(nil))
+}
+
+// number numbers a signal request; its answer goes to answered (nil: the
+// answer is not awaited).
+func (w *Worker) number(answered chan frame) int64 {
 	w.sigMu.Lock()
+	defer w.sigMu.Unlock()
 	w.sigN++
-	n := w.sigN
-	w.sigMu.Unlock()
-	return w.sendSignal(sig, n)
+	if answered != nil {
+		w.awaiting[w.sigN] = answered
+	}
+	return w.sigN
 }
 
 // sendSignal sends signal request n.

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"io"
 	"net"
 	"os/exec"
@@ -15,14 +14,7 @@ import (
 func TestSignal(t *testing.T) {
 	ln, _ := listen(t, "v1")
 	done := join(ln.Addr(), nil)
-	agents, err := ln.Accept(context.Background(), 1, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := agents[0].Start([]byte(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, w := acceptOne(t, ln)
 	go func() { _, _ = io.Copy(io.Discard, w.Output()) }()
 	if err := w.Signal(syscall.SIGCONT); err != nil {
 		t.Errorf("SIGCONT to a running worker: %v, want nil", err)
@@ -37,7 +29,7 @@ func TestSignal(t *testing.T) {
 	if err := w.Post(syscall.SIGCONT); err != nil {
 		t.Errorf("Post: %v, want nil (the answer is not awaited)", err)
 	}
-	agents[0].Close()
+	a.Close()
 	if err := within(t, done, 5*time.Second); err != nil {
 		t.Errorf("agent after goodbye: %v, want nil", err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -21,14 +19,7 @@ func TestAwaitRefusesAStrangersAnswer(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	dir := t.TempDir()
-	p, err := startProc(procSpec{
-		name: "fake-server", path: "/bin/sh", args: []string{"-c", "sleep 30"},
-		dir: dir, logPath: filepath.Join(dir, "fake.log"), deathSig: syscall.SIGKILL,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := shProc(t, "fake-server", "sleep 30")
 	answered := func(context.Context) error { return nil } // the stranger answers
 	if err := await(context.Background(), p, port, answered); !errors.Is(err, errPortInUse) {
 		t.Fatalf("await = %v, want errPortInUse", err)

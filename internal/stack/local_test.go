@@ -39,6 +39,21 @@ func (w testLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// shProc starts script under /bin/sh as a server process named name,
+// logging to a file in a temporary directory.
+func shProc(t *testing.T, name, script string) *proc {
+	t.Helper()
+	dir := t.TempDir()
+	p, err := startProc(procSpec{
+		name: name, path: "/bin/sh", args: []string{"-c", script},
+		dir: dir, logPath: filepath.Join(dir, name+".log"), deathSig: syscall.SIGKILL,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestProcEarlyExit(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -60,16 +75,9 @@ func TestProcEarlyExit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			p, err := startProc(procSpec{
-				name: "fake-server", path: "/bin/sh", args: []string{"-c", tt.script},
-				dir: dir, logPath: filepath.Join(dir, "fake.log"), deathSig: syscall.SIGKILL,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := shProc(t, "fake-server", tt.script)
 			never := func(context.Context) error { return errors.New("not yet") }
-			err = await(context.Background(), p, 0, never)
+			err := await(context.Background(), p, 0, never)
 			t.Log(err)
 			if err == nil || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("await() = %v, want a one-line error", err)
@@ -88,14 +96,7 @@ func TestProcEarlyExit(t *testing.T) {
 
 func TestProcStopKillsLingerer(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	p, err := startProc(procSpec{
-		name: "stubborn", path: "/bin/sh", args: []string{"-c", "trap '' TERM; sleep 60 & wait"},
-		dir: dir, logPath: filepath.Join(dir, "stubborn.log"), deathSig: syscall.SIGKILL,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := shProc(t, "stubborn", "trap '' TERM; sleep 60 & wait")
 	time.Sleep(100 * time.Millisecond) // let the shell set its trap
 	begin := time.Now()
 	if err := p.stop(200*time.Millisecond, syscall.SIGTERM); err != nil {
