@@ -55,9 +55,9 @@ func (f *failover) At(ctx context.Context, w *Worker, h Hit) error {
 // counter, which missed the decrements that had not replicated.
 func (f *failover) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
 	if c.StockKey != "" {
-		return recount(ctx, c, t, f.failing("the stock counter's latest decrements"))
+		return recount(ctx, c, t, f.failing(c, "the stock counter's latest decrements"))
 	}
-	return overlap(ctx, c, t, f.failing("the lock key"))
+	return overlap(ctx, c, t, f.failing(c, "the lock key"))
 }
 
 // TearDown removes the replica and the proxies; the next race gets a
@@ -104,32 +104,42 @@ func (f *failover) start(ctx context.Context, st *stack.Stack, redisURL string, 
 }
 
 // failing returns fail, saying that what had not replicated was lost.
-func (f *failover) failing(lost string) func(context.Context) (string, error) {
-	return func(ctx context.Context) (string, error) {
-		if err := f.fail(ctx); err != nil {
-			return "", err
+func (f *failover) failing(c *Coordinator, lost string) func(context.Context) (loss, error) {
+	return func(ctx context.Context) (loss, error) {
+		counted, err := f.fail(ctx, c.HolderKey)
+		if err != nil {
+			return loss{}, err
 		}
-		return fmt.Sprintf("the Redis primary was killed before %s replicated; the replica (%s) was promoted and clients switched to it", lost, f.replica.Addr), nil
+		how := fmt.Sprintf("the Redis primary was killed before %s replicated; the replica (%s) was promoted and clients switched to it", lost, f.replica.Addr)
+		return loss{how: how, counted: counted}, nil
 	}
 }
 
 // fail kills the primary, promotes the replica and points the virtual IP
-// at it, the way a failover manager would.
-func (f *failover) fail(ctx context.Context) error {
+// at it, the way a failover manager would. It returns the holders the
+// promoted replica had counted at holderKey, read before any client could
+// reach it (the count, too, lags).
+func (f *failover) fail(ctx context.Context, holderKey string) (int64, error) {
 	f.link.Stop() // what was still on its way to the replica is lost
 	if err := f.st.KillRedis(); err != nil {
-		return err
+		return 0, err
 	}
 	f.killed = true
 	if err := f.replica.Promote(ctx); err != nil {
-		return err
+		return 0, err
 	}
+	rdb, err := dial("redis://" + f.replica.Addr)
+	if err != nil {
+		return 0, err
+	}
+	n := counted(ctx, rdb, holderKey)
+	rdb.Close()
 	f.vip.Stop()
 	f.vip.Upstream = f.replica.Addr
 	if err := f.vip.Start(); err != nil {
-		return fmt.Errorf("point clients at the new primary: %w", err)
+		return 0, fmt.Errorf("point clients at the new primary: %w", err)
 	}
-	return nil
+	return n, nil
 }
 
 // stop removes the replica and the proxies and, if the primary was killed,

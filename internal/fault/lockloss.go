@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -29,26 +31,43 @@ func (lockLoss) At(ctx context.Context, w *Worker, h Hit) error {
 // count and lets the struck contender go on to its admission.
 func (lockLoss) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
 	if c.StockKey != "" {
-		return recount(ctx, c, t, func(ctx context.Context) (string, error) { return loseStock(ctx, c) })
+		return recount(ctx, c, t, func(ctx context.Context) (loss, error) { return loseStock(ctx, c) })
 	}
-	return overlap(ctx, c, t, func(ctx context.Context) (string, error) { return loseLock(ctx, c) })
+	return overlap(ctx, c, t, func(ctx context.Context) (loss, error) { return loseLock(ctx, c) })
 }
 
-// loseLock makes the lock key vanish and says how.
-func loseLock(ctx context.Context, c *Coordinator) (string, error) {
+// loseLock makes the lock key vanish and says how. A restarted Redis
+// lost the holders' count with every other key; on an external Redis the
+// count is read with the deletion, in one transaction.
+func loseLock(ctx context.Context, c *Coordinator) (loss, error) {
 	if c.Managed != nil {
 		if err := c.Managed.RestartRedis(ctx); err != nil {
-			return "", fmt.Errorf("restart redis: %w", err)
+			return loss{}, fmt.Errorf("restart redis: %w", err)
 		}
-		return "Redis restarted without persistence (every key lost)", nil
+		return loss{how: "Redis restarted without persistence (every key lost)"}, nil
 	}
 	rdb, err := dial(c.RedisURL)
 	if err != nil {
-		return "", err
+		return loss{}, err
 	}
 	defer rdb.Close()
-	if err := rdb.Del(ctx, c.LockKey).Err(); err != nil {
-		return "", err
+	var count *redis.StringCmd
+	var del *redis.IntCmd
+	// A failed transaction sets its error on every command, del included;
+	// a count that is missing (redis.Nil) is not a failure.
+	_, _ = rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if c.HolderKey != "" {
+			count = p.Get(ctx, c.HolderKey)
+		}
+		del = p.Del(ctx, c.LockKey)
+		return nil
+	})
+	if err := del.Err(); err != nil {
+		return loss{}, err
 	}
-	return "the lock key was deleted (emulating a restart or failover of an external Redis)", nil
+	lost := loss{how: "the lock key was deleted (emulating a restart or failover of an external Redis)"}
+	if count != nil {
+		lost.counted, _ = count.Int64() // missing: nobody was counted
+	}
+	return lost, nil
 }

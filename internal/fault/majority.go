@@ -44,6 +44,10 @@ func strikeMajority(ctx context.Context, c *Coordinator, t *Target, hit func(con
 	if err != nil {
 		return "", err
 	}
+	// Counted before the hit: a successor may come and go while hit waits
+	// for the node it restarted to be ready. Node 0, which keeps the
+	// count, is never hit.
+	before := counted(ctx, m.nodes[0], c.HolderKey)
 	how, err := hit(ctx, m)
 	if err != nil {
 		return "", err
@@ -55,7 +59,7 @@ func strikeMajority(ctx context.Context, c *Coordinator, t *Target, hit func(con
 	}
 	left := slices.DeleteFunc(slices.Clone(m.kept), func(n int) bool { return n == m.victim })
 	return fmt.Sprintf("%s held the lock on %s%s; %s, so it held only %s, a minority; %s",
-		t.RequestID, nodeList(m.held), cut, how, nodeList(left), m.awaitNewHolder(ctx, c)), nil
+		t.RequestID, nodeList(m.held), cut, how, nodeList(left), m.awaitNewHolder(ctx, c, before)), nil
 }
 
 // narrow reads which nodes hold the struck holder's token (the token a
@@ -126,28 +130,44 @@ func holders(values []string, token string) []int {
 }
 
 // awaitNewHolder waits until another token holds the lock on a majority,
-// or a holder was counted (HolderKey, on node 0) since, for as long as
-// awaitNewHolder of a lost single-node lock would, and says what it saw.
-func (m *majority) awaitNewHolder(ctx context.Context, c *Coordinator) string {
-	counted := func() int64 {
-		n, _ := m.nodes[0].Get(ctx, c.HolderKey).Int64() // missing or unreadable: 0
-		return n
-	}
-	before := counted()
+// or more holders than before were counted (HolderKey, on node 0), for as
+// long as awaitNewHolder of a lost single-node lock would, and says what
+// it saw.
+func (m *majority) awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
 	deadline := time.Now().Add(min(10*c.LockTTL, newHolderWait))
 	for time.Now().Before(deadline) {
 		if h, on := m.majorityHolder(ctx); h != "" && h != m.token {
 			Sleep(ctx, 20*time.Millisecond) // let the new holder read before the old one writes
 			return fmt.Sprintf("another contender took the lock on a majority (%s), then the old holder went on", nodeList(on))
 		}
-		if c.HolderKey != "" && counted() > before {
+		if counted(ctx, m.nodes[0], c.HolderKey) > before {
 			return "another contender took the lock on a majority (and gave it back), then the old holder went on"
 		}
 		if !Sleep(ctx, time.Millisecond) {
 			break
 		}
 	}
-	return "nobody took the lock on a majority before the old holder went on"
+	return "nobody took the lock on a majority before the old holder went on (" + m.describe(ctx) + ")"
+}
+
+// describe says what holds the lock key on each node now: "node 0 the
+// struck holder, node 1 free, node 2 another contender, node 3 unreadable".
+func (m *majority) describe(ctx context.Context) string {
+	parts := make([]string, len(m.nodes))
+	for i, n := range m.nodes {
+		v, err := n.Get(ctx, m.key).Result()
+		what := "another contender"
+		switch {
+		case errors.Is(err, redis.Nil):
+			what = "free"
+		case err != nil:
+			what = "unreadable"
+		case v == m.token:
+			what = "the struck holder"
+		}
+		parts[i] = fmt.Sprintf("node %d %s", i, what)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // close closes the clients of the nodes.

@@ -10,9 +10,20 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// loss is what a fault that takes the lock away did: how, in words, and
+// counted, the holders the lock's Redis had counted (HolderKey) right
+// after the loss, before any contender could reach it again. A successor
+// is told by a count above it, however soon it came and went: a restarted
+// Redis can be reached by the workers before hammer has seen it ready,
+// and a sector can sell out in that time.
+type loss struct {
+	how     string
+	counted int64
+}
+
 // overlap makes the lock vanish with lose while t holds it, waits until
 // another contender took it and lets t go on, so that the two overlap.
-func overlap(ctx context.Context, c *Coordinator, t *Target, lose func(context.Context) (string, error)) (string, error) {
+func overlap(ctx context.Context, c *Coordinator, t *Target, lose func(context.Context) (loss, error)) (string, error) {
 	if t.Watched {
 		// Hold the holder inside its sale while its lock goes, so that it
 		// and the next holder overlap.
@@ -21,36 +32,31 @@ func overlap(ctx context.Context, c *Coordinator, t *Target, lose func(context.C
 		}
 		defer func() { _, _ = c.Procs.Signal(t.Proc, syscall.SIGCONT) }()
 	}
-	how, err := lose(ctx)
+	lost, err := lose(ctx)
 	if err != nil {
 		c.Procs.Resume(*t)
 		return "", err
 	}
-	taken := awaitNewHolder(ctx, c)
+	taken := awaitNewHolder(ctx, c, lost.counted)
 	c.Procs.Resume(*t)
-	return fmt.Sprintf("%s while %s held it; %s", how, t.RequestID, taken), nil
+	return fmt.Sprintf("%s while %s held it; %s", lost.how, t.RequestID, taken), nil
 }
 
 // awaitNewHolder waits until another contender took the lost lock, so
 // that the resumed holder and the new one overlap: until someone holds it,
-// or a holder was counted after the loss (HolderKey; a Redis that lost
-// every key lost the count too). A successor may have come and gone
-// before the watch first looks: once the sector sold out, waiters go home
-// without the lock (the sold-out hint), and nobody holds it again. So the
-// wait is bounded by newHolderWait as well as by ten TTLs: the resumed
-// holder then writes after everyone else, which is the overlap too.
-func awaitNewHolder(ctx context.Context, c *Coordinator) string {
+// or more holders than before were counted (HolderKey). A successor may
+// have come and gone before the watch first looks: once the sector sold
+// out, waiters go home without the lock (the sold-out hint), and nobody
+// holds it again; the count still tells. The wait is bounded by
+// newHolderWait as well as by ten TTLs: the resumed holder then writes
+// after everyone else, which is the overlap too.
+func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
 	rdb, err := dial(c.WatchRedisURL)
 	if err != nil {
 		return "could not watch the lock: " + err.Error()
 	}
 	defer rdb.Close()
 	locker := redislock.New(rdb, redislock.DefaultBackoff())
-	counted := func() int64 {
-		n, _ := rdb.Get(ctx, c.HolderKey).Int64() // missing or unreadable: 0
-		return n
-	}
-	before := counted()
 	deadline := time.Now().Add(min(10*c.LockTTL, newHolderWait))
 	for time.Now().Before(deadline) {
 		if h, err := locker.Holder(ctx, c.LockKey); err == nil && h != "" {
@@ -58,7 +64,7 @@ func awaitNewHolder(ctx context.Context, c *Coordinator) string {
 			Sleep(ctx, 20*time.Millisecond)
 			return "another contender took the lock, then the old holder went on"
 		}
-		if c.HolderKey != "" && counted() > before {
+		if counted(ctx, rdb, c.HolderKey) > before {
 			return "another contender took the lock (and gave it back), then the old holder went on"
 		}
 		if !Sleep(ctx, time.Millisecond) {
@@ -66,6 +72,16 @@ func awaitNewHolder(ctx context.Context, c *Coordinator) string {
 		}
 	}
 	return "nobody took the lock before the old holder went on"
+}
+
+// counted reads how many holders rdb has counted at key: 0 when key is
+// empty, missing or cannot be read.
+func counted(ctx context.Context, rdb redis.Cmdable, key string) int64 {
+	if key == "" {
+		return 0
+	}
+	n, _ := rdb.Get(ctx, key).Int64()
+	return n
 }
 
 // newHolderWait bounds how long a lost lock's holder is held back waiting

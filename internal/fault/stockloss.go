@@ -26,16 +26,16 @@ func lossPoint(usesLock bool) strategy.Point {
 // for its admission by the stock counter, once the counter has handed out
 // every seat, then lets t go on, and says what the counter then held. The
 // sales the counter admitted stand; t meets the counter the fault left.
-func recount(ctx context.Context, c *Coordinator, t *Target, lose func(context.Context) (string, error)) (string, error) {
+func recount(ctx context.Context, c *Coordinator, t *Target, lose func(context.Context) (loss, error)) (string, error) {
 	handed := awaitHandedOut(ctx, c)
-	how, err := lose(ctx)
+	lost, err := lose(ctx)
 	if err != nil {
 		c.Procs.Resume(*t)
 		return "", err
 	}
 	held := counterHeld(ctx, c)
 	c.Procs.Resume(*t)
-	return fmt.Sprintf("once the stock counter had %s, %s, before %s was admitted; %s", handed, how, t.RequestID, held), nil
+	return fmt.Sprintf("once the stock counter had %s, %s, before %s was admitted; %s", handed, lost.how, t.RequestID, held), nil
 }
 
 // stockWait bounds how long recount waits for the counter to hand out
@@ -89,21 +89,21 @@ func counterHeld(ctx context.Context, c *Coordinator) string {
 // hammer manages Redis really restarts (every key lost) and the counter is
 // written back at full stock, as loading that snapshot would; on an
 // external Redis hammer only sets its own counter back.
-func loseStock(ctx context.Context, c *Coordinator) (string, error) {
+func loseStock(ctx context.Context, c *Coordinator) (loss, error) {
 	how := fmt.Sprintf("hammer set it back to its full stock of %d (emulating a Redis restart from a snapshot taken before the sale)", c.Seats)
 	if c.Managed != nil {
 		if err := c.Managed.RestartRedis(ctx); err != nil {
-			return "", fmt.Errorf("restart redis: %w", err)
+			return loss{}, fmt.Errorf("restart redis: %w", err)
 		}
 		how = fmt.Sprintf("Redis restarted and came back from a snapshot taken before the sale, with the counter at its full stock of %d", c.Seats)
 	}
 	rdb, err := dial(c.RedisURL)
 	if err != nil {
-		return "", err
+		return loss{}, err
 	}
 	defer rdb.Close()
 	if err := stock.New(rdb, c.StockKey).Seed(ctx, c.Seats); err != nil {
-		return "", err
+		return loss{}, err
 	}
-	return how, nil
+	return loss{how: how}, nil
 }
