@@ -125,7 +125,12 @@ func TestServerLimits(t *testing.T) {
 		if _, err := conn.Exec(ctx, "CREATE ROLE "+role+" LOGIN"); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { conn.Exec(context.Background(), "DROP ROLE "+role) })
+		// Dropped before the deferred Close: a t.Cleanup would run after it, on a closed connection.
+		defer func() {
+			if _, err := conn.Exec(context.Background(), "DROP ROLE "+role); err != nil {
+				t.Errorf("drop the test's role: %v", err)
+			}
+		}()
 		cfg, err := pgx.ParseConfig(st.PGURL)
 		if err != nil {
 			t.Fatal(err)

@@ -132,8 +132,11 @@ func (f *failover) fail(ctx context.Context, holderKey string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := counted(ctx, rdb, holderKey)
+	n, err := holdersCounted(ctx, rdb, holderKey)
 	rdb.Close()
+	if err != nil {
+		return 0, err
+	}
 	f.vip.Stop()
 	f.vip.Upstream = f.replica.Addr
 	if err := f.vip.Start(); err != nil {

@@ -67,7 +67,9 @@ func loseLock(ctx context.Context, c *Coordinator) (loss, error) {
 	}
 	lost := loss{how: "the lock key was deleted (emulating a restart or failover of an external Redis)"}
 	if count != nil {
-		lost.counted, _ = count.Int64() // missing: nobody was counted
+		if lost.counted, err = countOf(count); err != nil {
+			return loss{}, err
+		}
 	}
 	return lost, nil
 }

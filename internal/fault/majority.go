@@ -47,7 +47,10 @@ func strikeMajority(ctx context.Context, c *Coordinator, t *Target, hit func(con
 	// Counted before the hit: a successor may come and go while hit waits
 	// for the node it restarted to be ready. Node 0, which keeps the
 	// count, is never hit.
-	before := counted(ctx, m.nodes[0], c.HolderKey)
+	before, err := holdersCounted(ctx, m.nodes[0], c.HolderKey)
+	if err != nil {
+		return "", err
+	}
 	how, err := hit(ctx, m)
 	if err != nil {
 		return "", err

@@ -2,6 +2,7 @@ package fault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"syscall"
 	"time"
@@ -75,13 +76,35 @@ func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
 }
 
 // counted reads how many holders rdb has counted at key: 0 when key is
-// empty, missing or cannot be read.
+// empty, missing or cannot be read. Baselines use holdersCounted, which
+// tells a failed read.
 func counted(ctx context.Context, rdb redis.Cmdable, key string) int64 {
-	if key == "" {
-		return 0
-	}
-	n, _ := rdb.Get(ctx, key).Int64()
+	n, _ := holdersCounted(ctx, rdb, key)
 	return n
+}
+
+// holdersCounted reads how many holders rdb has counted at key: 0 when key
+// is empty or missing, an error when it cannot be read (a baseline of 0
+// taken for an unreadable one would pass the struck holder's own count
+// off as a successor's).
+func holdersCounted(ctx context.Context, rdb redis.Cmdable, key string) (int64, error) {
+	if key == "" {
+		return 0, nil
+	}
+	return countOf(rdb.Get(ctx, key))
+}
+
+// countOf is the count a GET of a holders' count answered: 0 when the key
+// is missing.
+func countOf(get *redis.StringCmd) (int64, error) {
+	n, err := get.Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read the holders' count: %w", err)
+	}
+	return n, nil
 }
 
 // newHolderWait bounds how long a lost lock's holder is held back waiting
