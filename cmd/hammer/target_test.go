@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
@@ -77,10 +78,19 @@ func TestServiceVerdicts(t *testing.T) {
 				t.Errorf("verdict %s, want %s", run.Verdict, tt.wantVerdict)
 			}
 			if tt.wantCode == exitOK && run.Sold != run.Seats {
-				t.Errorf("sold %d of %d seats, want all", run.Sold, run.Seats)
+				t.Errorf("sold %d of %d seats, want all; outcomes %v\nfaults: %s\nstdout: %s", run.Sold, run.Seats, run.Outcomes, faultsOf(dir), stdout)
 			}
 		})
 	}
+}
+
+// faultsOf returns the fault records of the run written to dir, as written.
+func faultsOf(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, folder.FaultsFile))
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // ticketdFile writes a target file for the Go example into a folder of its
