@@ -74,7 +74,8 @@ func (b *Backend) Create(ctx context.Context, r driver.BackendRace) error {
 }
 
 // Start starts the replicas, each told the servers, its schema, its key
-// prefix and its port, and returns the request the workers send.
+// prefix and its port, and returns the request the workers send, its ids
+// tagged with the race's IDPrefix.
 func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault.Servers) (json.RawMessage, error) {
 	b.watchURL = servers.WatchRedisURL
 	b.redisPort, b.pgPort = urlPort(servers.RedisURL), urlPort(servers.PGURL)
@@ -93,7 +94,9 @@ func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault
 		}
 		b.set, urls = set, set.URLs()
 	}
-	return json.Marshal(b.file.Resolve(urls, b.vals(r.KeyPrefix)))
+	req := b.file.Resolve(urls, b.vals(r.KeyPrefix))
+	req.IDPrefix = IDPrefix(r.KeyPrefix)
+	return json.Marshal(req)
 }
 
 // env is the environment of replica i on port: the service's, then the
@@ -116,13 +119,16 @@ func (b *Backend) env(base map[string]string, i, port int) []string {
 // LockKey is the file's lock key under the race's prefix.
 func (b *Backend) LockKey(prefix string) string { return Expand(b.file.LockKey, b.vals(prefix)) }
 
-// ReadBack reads the service's ledger and counter with the file's SQL.
+// ReadBack reads the service's ledger and counter with the file's SQL; the
+// ledger's request ids lose the race's tag (IDPrefix).
 func (b *Backend) ReadBack(ctx context.Context, r driver.BackendRace, wait time.Duration) inventory.ReadBack {
 	vals := b.vals(r.KeyPrefix)
 	ledger, sector := Expand(b.file.Truth.Ledger, vals), Expand(b.file.Truth.Sector, vals)
-	return inventory.Retry(ctx, wait, func(ctx context.Context) inventory.ReadBack {
+	rb := inventory.Retry(ctx, wait, func(ctx context.Context) inventory.ReadBack {
 		return inventory.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, ledger, sector)
 	})
+	untag(rb.Sales, IDPrefix(r.KeyPrefix))
+	return rb
 }
 
 // Stop stops the replicas, once the ones a crash killed are back, and

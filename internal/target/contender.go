@@ -111,7 +111,7 @@ func (c *contender) Attempt(ctx context.Context, a *history.Attempt, _ *rand.Ran
 	r := c.replicas[c.pick(a)]
 	a.Replica = r.name
 	vals := map[string]string{
-		VarRequestID: a.RequestID,
+		VarRequestID: c.req.IDPrefix + a.RequestID,
 		VarContender: fmt.Sprintf("p%d-g%d", a.Proc, a.Goroutine),
 	}
 	headers := make(map[string]string, len(c.req.Headers))

@@ -28,6 +28,7 @@ func exampleRequest(replicas ...string) Request {
 		Timeout:  2 * time.Second,
 		Ready:    "/healthz",
 		Rules:    exampleRules(),
+		IDPrefix: "0badcafe-",
 	}
 }
 
@@ -59,7 +60,7 @@ func answer(status int, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var res reservation
 		if err := json.NewDecoder(r.Body).Decode(&res); err != nil || r.Method != http.MethodPost ||
-			r.URL.Path != "/sectors/1/reservations" || res.RequestID != "p1-g2-a0" || res.Contender != "p1-g2" ||
+			r.URL.Path != "/sectors/1/reservations" || res.RequestID != "0badcafe-p1-g2-a0" || res.Contender != "p1-g2" ||
 			r.Header.Get("X-Contender") != "p1-g2" {
 			http.Error(w, fmt.Sprintf("unexpected request %s %s %+v", r.Method, r.URL.Path, res), http.StatusBadRequest)
 			return

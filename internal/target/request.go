@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"net"
 	"net/url"
@@ -36,6 +37,32 @@ type Request struct {
 	Ready string `json:"ready,omitempty"`
 	// Rules map a response to an outcome, first match first.
 	Rules Rules `json:"rules"`
+	// IDPrefix is the race's tag (IDPrefix), put before each attempt's
+	// request id as {{request_id}} sends it.
+	IDPrefix string `json:"id_prefix,omitempty"`
+}
+
+// IDPrefix tags the request ids of the race whose keys live under
+// keyPrefix (unique per race and run): 8 hex digits and a dash, fit for a
+// path, a header or JSON. hammer's request ids (p0-g12-a0) repeat in every
+// race; a service that remembers request ids beyond the tables setup
+// recreates (an idempotency cache, say) would otherwise answer a request
+// with what it answered an earlier race's, and hammer would take that
+// answer for this race's sale. The ledger is read back without the tag.
+func IDPrefix(keyPrefix string) string {
+	h := fnv.New32a()
+	h.Write([]byte(keyPrefix))
+	return fmt.Sprintf("%08x-", h.Sum32())
+}
+
+// untag removes the race's tag from the request ids of sales that have
+// it; a row without it (one the setup inserted, say) keeps its id.
+func untag(sales []history.Sale, prefix string) {
+	for i := range sales {
+		if id, ok := strings.CutPrefix(sales[i].RequestID, prefix); ok {
+			sales[i].RequestID = id
+		}
+	}
 }
 
 // Resolve makes the Request of one race against the given replicas (their

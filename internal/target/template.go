@@ -27,8 +27,9 @@ const (
 	VarSector = "sector"
 	// VarSeats is the number of seats of the sector.
 	VarSeats = "seats"
-	// VarRequestID is unique per request, and the same for both copies
-	// of a duplicated request.
+	// VarRequestID is unique per request, across races and runs too (the
+	// race's IDPrefix, then hammer's id of the attempt), and the same for
+	// both copies of a duplicated request.
 	VarRequestID = "request_id"
 	// VarContender names the contender that sends a request: p<proc>-g<goroutine>.
 	VarContender = "contender"
