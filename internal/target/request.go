@@ -43,12 +43,13 @@ type Request struct {
 }
 
 // IDPrefix tags the request ids of the race whose keys live under
-// keyPrefix (unique per race and run): 8 hex digits and a dash, fit for a
-// path, a header or JSON. hammer's request ids (p0-g12-a0) repeat in every
-// race; a service that remembers request ids beyond the tables setup
-// recreates (an idempotency cache, say) would otherwise answer a request
-// with what it answered an earlier race's, and hammer would take that
-// answer for this race's sale. The ledger is read back without the tag.
+// keyPrefix (unique per race and run): 8 hex digits (32 bits of a hash)
+// and a dash, fit for a path, a header or JSON. hammer's request ids
+// (p0-g12-a0) repeat in every race; a service that remembers request ids
+// beyond the tables setup recreates (an idempotency cache, say) would
+// otherwise answer a request with what it answered an earlier race's,
+// and hammer would take that answer for this race's sale. The ledger is
+// read back without the tag.
 func IDPrefix(keyPrefix string) string {
 	h := fnv.New32a()
 	h.Write([]byte(keyPrefix))

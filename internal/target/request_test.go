@@ -3,8 +3,13 @@ package target
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/hammer-load/hammer/history"
@@ -66,5 +71,42 @@ func TestRacesTagTheirIDs(t *testing.T) {
 	}
 	if n := len(slices.Compact(slices.Sorted(slices.Values(tags)))); n != 3 {
 		t.Errorf("tags %v: want three different ones", tags)
+	}
+}
+
+// TestIdempotencyCacheAcrossRaces: a service that answers a request id it
+// has seen before with its first answer (an idempotency cache that
+// outlives a race) gives each race's attempt an answer of its own, though
+// hammer names the attempt p1-g2-a0 in both.
+func TestIdempotencyCacheAcrossRaces(t *testing.T) {
+	var mu sync.Mutex
+	answered := map[string]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var res reservation
+		if err := json.NewDecoder(r.Body).Decode(&res); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		body, ok := answered[res.RequestID]
+		if !ok {
+			body = fmt.Sprintf(`{"seat": %d}`, len(answered)+1)
+			answered[res.RequestID] = body
+		}
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	var seats []int
+	for _, prefix := range []string{"hammer:run1:lock-only:", "hammer:run2:lock-only:"} {
+		req := exampleRequest(srv.URL)
+		req.IDPrefix = IDPrefix(prefix)
+		a := history.Attempt{Proc: 1, Goroutine: 2, RequestID: "p1-g2-a0"}
+		connect(t, req, 1).Attempt(context.Background(), &a, nil)
+		seats = append(seats, a.Seat)
+	}
+	if !slices.Equal(seats, []int{1, 2}) {
+		t.Errorf("seats %v, want 1 then 2: the second race was answered from the first one's cache", seats)
 	}
 }
