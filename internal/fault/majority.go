@@ -143,7 +143,7 @@ func (m *majority) awaitNewHolder(ctx context.Context, c *Coordinator, before in
 			Sleep(ctx, 20*time.Millisecond) // let the new holder read before the old one writes
 			return fmt.Sprintf("another contender took the lock on a majority (%s), then the old holder went on", nodeList(on))
 		}
-		if counted(ctx, m.nodes[0], c.HolderKey) > before {
+		if countedSince(ctx, m.nodes[0], c.HolderKey, before) {
 			return "another contender took the lock on a majority (and gave it back), then the old holder went on"
 		}
 		if !Sleep(ctx, time.Millisecond) {

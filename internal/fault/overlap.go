@@ -65,7 +65,7 @@ func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
 			Sleep(ctx, 20*time.Millisecond)
 			return "another contender took the lock, then the old holder went on"
 		}
-		if counted(ctx, rdb, c.HolderKey) > before {
+		if countedSince(ctx, rdb, c.HolderKey, before) {
 			return "another contender took the lock (and gave it back), then the old holder went on"
 		}
 		if !Sleep(ctx, time.Millisecond) {
@@ -75,12 +75,11 @@ func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
 	return "nobody took the lock before the old holder went on"
 }
 
-// counted reads how many holders rdb has counted at key: 0 when key is
-// empty, missing or cannot be read. Baselines use holdersCounted, which
-// tells a failed read.
-func counted(ctx context.Context, rdb redis.Cmdable, key string) int64 {
-	n, _ := holdersCounted(ctx, rdb, key)
-	return n
+// countedSince reports whether rdb has counted more holders at key than
+// before; a count that cannot be read says no, and the watch looks again.
+func countedSince(ctx context.Context, rdb redis.Cmdable, key string, before int64) bool {
+	n, err := holdersCounted(ctx, rdb, key)
+	return err == nil && n > before
 }
 
 // holdersCounted reads how many holders rdb has counted at key: 0 when key
