@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/internal/childproc"
-
-	"github.com/hammer-load/hammer/internal/tail"
 )
 
 // JoinOptions configure an agent.
@@ -215,7 +213,7 @@ func (s *session) handle(f frame) error {
 		}
 	case kindEOF:
 		if c != nil {
-			c.stdin.Close()
+			c.Stdin.Close()
 		}
 	case kindSignal:
 		// An answer that cannot be sent is a link that broke, or one the
@@ -227,7 +225,7 @@ func (s *session) handle(f frame) error {
 		}
 	case kindKill:
 		if c != nil {
-			_ = c.cmd.Process.Kill()
+			_ = c.Cmd.Process.Kill()
 		}
 	}
 	return nil
@@ -235,11 +233,9 @@ func (s *session) handle(f frame) error {
 
 // child is a worker process the agent started.
 type child struct {
-	seq    int // its number, which the coordinator's frames for it carry
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *tail.Buffer
-	mu     sync.Mutex // serialises writes to stdin
+	childproc.Piped
+	seq int        // its number, which the coordinator's frames for it carry
+	mu  sync.Mutex // serialises writes to stdin
 	// sigMu keeps a signal and its answer together, ahead of the frame
 	// that says the worker ended: a worker a SIGKILL ended is reported
 	// killed only after the kill was answered as sent.
@@ -253,7 +249,7 @@ func (c *child) signal(lk *link, f frame) error {
 	c.sigMu.Lock()
 	defer c.sigMu.Unlock()
 	why := ""
-	if err := c.cmd.Process.Signal(syscall.Signal(f.Sig)); err != nil {
+	if err := c.Cmd.Process.Signal(syscall.Signal(f.Sig)); err != nil {
 		why = err.Error()
 	}
 	return lk.send(frame{Kind: kindSignaled, Seq: f.Seq, T1: f.T1, Reason: why})
@@ -262,28 +258,18 @@ func (c *child) signal(lk *link, f frame) error {
 func (c *child) write(line []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, _ = c.stdin.Write(append(line, '\n'))
+	_, _ = c.Stdin.Write(append(line, '\n'))
 }
 
 // start starts worker seq, hands it config and relays its output.
 func (s *session) start(seq int, config []byte) error {
 	cmd := exec.Command(s.o.Worker[0], s.o.Worker[1:]...)
 	cmd.Env = withoutToken(os.Environ())
-	cmd.SysProcAttr = childproc.Attr(false, syscall.SIGKILL)
-	c := &child{seq: seq, cmd: cmd, stderr: tail.New(4096), done: make(chan struct{})}
-	cmd.Stderr = c.stderr
-	stdin, err := cmd.StdinPipe()
-	var stdout io.Reader
-	if err == nil {
-		stdout, err = cmd.StdoutPipe()
-	}
-	if err == nil {
-		err = cmd.Start()
-	}
+	p, err := childproc.StartPiped(cmd)
 	if err != nil {
 		return s.lk.send(frame{Kind: kindExited, Seq: seq, Code: 127, Stderr: "start worker: " + err.Error()})
 	}
-	c.stdin = stdin
+	c := &child{Piped: p, seq: seq, done: make(chan struct{})}
 	s.mu.Lock()
 	s.ch = c
 	s.mu.Unlock()
@@ -291,29 +277,29 @@ func (s *session) start(seq int, config []byte) error {
 	// The relay runs before anything can fail (killChild waits for it),
 	// but sends nothing before started has gone out.
 	sent := make(chan struct{})
-	go s.relay(seq, c, stdout, sent)
-	err = s.lk.send(frame{Kind: kindStarted, Seq: seq, Pid: cmd.Process.Pid})
+	go s.relay(seq, c, sent)
+	err = s.lk.send(frame{Kind: kindStarted, Seq: seq, Pid: c.Cmd.Process.Pid})
 	close(sent)
 	return err
 }
 
 // relay sends the worker's lines to the coordinator, then how it ended,
 // once sent is closed.
-func (s *session) relay(seq int, c *child, stdout io.Reader, sent <-chan struct{}) {
+func (s *session) relay(seq int, c *child, sent <-chan struct{}) {
 	defer close(c.done)
 	<-sent
-	sc := bufio.NewScanner(stdout)
+	sc := bufio.NewScanner(c.Stdout)
 	sc.Buffer(make([]byte, 64*1024), maxFrame)
 	for sc.Scan() {
 		if s.lk.send(frame{Kind: kindOut, Seq: seq, Line: append([]byte(nil), sc.Bytes()...)}) != nil {
 			break // the coordinator is gone; run notices
 		}
 	}
-	_, _ = io.Copy(io.Discard, stdout)
-	err := c.cmd.Wait()
+	_, _ = io.Copy(io.Discard, c.Stdout)
+	err := c.Cmd.Wait()
 	c.sigMu.Lock() // a signal being answered is answered first
 	defer c.sigMu.Unlock()
-	f := frame{Kind: kindExited, Seq: seq, Stderr: c.stderr.Last()}
+	f := frame{Kind: kindExited, Seq: seq, Stderr: c.Stderr.Last()}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		f.Code = exit.ExitCode()
@@ -346,7 +332,7 @@ func (s *session) killChild() {
 	if c == nil {
 		return
 	}
-	_ = c.cmd.Process.Kill()
+	_ = c.Cmd.Process.Kill()
 	<-c.done
 }
 

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hammer-load/hammer/internal/childproc"
 )
 
 // TestSignal: a signal the agent sent to its worker is answered as sent;
@@ -56,7 +58,7 @@ func TestSignalAnswer(t *testing.T) {
 			ours, theirs := net.Pipe()
 			defer ours.Close()
 			defer theirs.Close()
-			c := &child{seq: 3, cmd: cmd}
+			c := &child{Piped: childproc.Piped{Cmd: cmd}, seq: 3}
 			go func() {
 				_ = c.signal(&link{conn: ours}, frame{Kind: kindSignal, Seq: 3, Sig: int(syscall.SIGCONT), T1: 7})
 			}()

@@ -8,10 +8,8 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/hammer-load/hammer/internal/childproc"
-
 	"github.com/hammer-load/hammer/internal/agent"
-	"github.com/hammer-load/hammer/internal/tail"
+	"github.com/hammer-load/hammer/internal/childproc"
 )
 
 // proc is one worker process as the coordinator sees it: a child of this
@@ -35,42 +33,30 @@ type proc interface {
 	lastErr() string // the end of its stderr
 }
 
-// local is a worker process started by this process.
+// local is a worker process started by this process; a killed
+// coordinator leaves none behind.
 type local struct {
-	cmd     *exec.Cmd
+	childproc.Piped
 	stdinMu sync.Mutex // the go signal and resumes may come from two goroutines
-	stdin   io.WriteCloser
-	stdout  io.Reader
-	stderr  *tail.Buffer
 }
 
 func startLocal(c Command) (*local, error) {
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.SysProcAttr = childproc.Attr(false, syscall.SIGKILL) // a killed coordinator leaves no worker
-	l := &local{cmd: cmd, stderr: tail.New(4096)}
-	cmd.Stderr = l.stderr
-	var err error
-	if l.stdin, err = cmd.StdinPipe(); err == nil {
-		l.stdout, err = cmd.StdoutPipe()
-	}
-	if err == nil {
-		err = cmd.Start()
-	}
-	return l, err
+	p, err := childproc.StartPiped(exec.Command(c.Path, c.Args...))
+	return &local{Piped: p}, err
 }
 
 func (l *local) send(v any) error {
 	l.stdinMu.Lock()
 	defer l.stdinMu.Unlock()
-	return json.NewEncoder(l.stdin).Encode(v)
+	return json.NewEncoder(l.Stdin).Encode(v)
 }
 
-func (l *local) closeInput()       { l.stdin.Close() }
-func (l *local) output() io.Reader { return l.stdout }
-func (l *local) pid() int          { return l.cmd.Process.Pid }
+func (l *local) closeInput()       { l.Stdin.Close() }
+func (l *local) output() io.Reader { return l.Stdout }
+func (l *local) pid() int          { return l.Cmd.Process.Pid }
 func (l *local) where() string     { return "" }
-func (l *local) lastErr() string   { return l.stderr.Last() }
-func (l *local) ended() bool       { return l.cmd.ProcessState != nil }
+func (l *local) lastErr() string   { return l.Stderr.Last() }
+func (l *local) ended() bool       { return l.Cmd.ProcessState != nil }
 
 func (l *local) signal(sig syscall.Signal) (int, error) {
 	return l.pid(), syscall.Kill(l.pid(), sig)
@@ -78,12 +64,12 @@ func (l *local) signal(sig syscall.Signal) (int, error) {
 
 func (l *local) kill() {
 	if !l.ended() {
-		_ = l.cmd.Process.Kill()
+		_ = l.Cmd.Process.Kill()
 	}
 }
 
 func (l *local) wait() (bool, error) {
-	err := l.cmd.Wait()
+	err := l.Cmd.Wait()
 	return killedBySignal(err), err
 }
 

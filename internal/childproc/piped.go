@@ -1,0 +1,38 @@
+package childproc
+
+import (
+	"io"
+	"os/exec"
+	"syscall"
+
+	"github.com/hammer-load/hammer/internal/tail"
+)
+
+// stderrTail is how much of a piped child's stderr is kept for messages.
+const stderrTail = 4096
+
+// Piped is a child that talks over pipes, as a hammer worker does: lines in
+// on Stdin, lines out on Stdout, and the end of its stderr kept in Stderr.
+type Piped struct {
+	Cmd    *exec.Cmd
+	Stdin  io.WriteCloser
+	Stdout io.Reader
+	Stderr *tail.Buffer
+}
+
+// StartPiped starts cmd with its stdin and stdout piped, the last bytes of
+// its stderr kept, and SIGKILL as its parent-death signal: a killed parent
+// leaves no such child. The caller owns the pipes and must Wait.
+func StartPiped(cmd *exec.Cmd) (Piped, error) {
+	cmd.SysProcAttr = Attr(false, syscall.SIGKILL)
+	p := Piped{Cmd: cmd, Stderr: tail.New(stderrTail)}
+	cmd.Stderr = p.Stderr
+	var err error
+	if p.Stdin, err = cmd.StdinPipe(); err == nil {
+		p.Stdout, err = cmd.StdoutPipe()
+	}
+	if err == nil {
+		err = cmd.Start()
+	}
+	return p, err
+}

@@ -1,0 +1,45 @@
+package childproc
+
+import (
+	"bufio"
+	"io"
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+// TestStartPiped: a line written to the child comes back on its stdout,
+// the end of its stderr is kept, and it dies with its parent.
+func TestStartPiped(t *testing.T) {
+	p, err := StartPiped(exec.Command("sh", "-c", `read x; echo "got $x"; echo "first" >&2; echo "last words" >&2`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(p.Stdin, "hello\n"); err != nil {
+		t.Fatal(err)
+	}
+	p.Stdin.Close()
+	line, err := bufio.NewReader(p.Stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if line != "got hello\n" {
+		t.Errorf("stdout %q, want %q", line, "got hello\n")
+	}
+	if got := p.Stderr.Last(); got != "last words" {
+		t.Errorf("stderr's last line %q, want %q", got, "last words")
+	}
+	if got := p.Cmd.SysProcAttr.Pdeathsig; got != syscall.SIGKILL {
+		t.Errorf("parent-death signal %v, want SIGKILL", got)
+	}
+}
+
+// TestStartPipedFails: a command that cannot start is an error.
+func TestStartPipedFails(t *testing.T) {
+	if _, err := StartPiped(exec.Command("/nonexistent/worker")); err == nil {
+		t.Error("a missing binary started")
+	}
+}
