@@ -3,6 +3,7 @@ package inventory
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -60,16 +61,46 @@ func OpenActivity(ctx context.Context, pgURL string) (*Activity, error) {
 // Close closes the watch's connection.
 func (a *Activity) Close() { a.conn.Close(context.Background()) }
 
-// Writing lists the client ports of the other connections whose
-// transaction has written (it has a transaction id: its rows are locked
-// until it ends) and is not at its COMMIT or ROLLBACK.
-func (a *Activity) Writing(ctx context.Context) ([]int, error) {
-	rows, err := a.conn.Query(ctx, `SELECT client_port FROM pg_stat_activity
+// Writer is another connection whose transaction has written (it has a
+// transaction id: its rows are locked until it ends) and is not at its
+// COMMIT or ROLLBACK, as pg_stat_activity shows it.
+type Writer struct {
+	Port int    // the client's port
+	XID  string // the transaction's id
+	// Idle: the server has run all the client sent and waits for more
+	// (state 'idle in transaction').
+	Idle bool
+}
+
+// Writing lists the connections to the database that are Writers.
+func (a *Activity) Writing(ctx context.Context) ([]Writer, error) {
+	rows, err := a.conn.Query(ctx, `SELECT client_port, backend_xid::text,
+		COALESCE(state = 'idle in transaction', false) FROM pg_stat_activity
 		WHERE datname = current_database() AND pid <> pg_backend_pid()
 		AND client_port IS NOT NULL AND backend_xid IS NOT NULL
 		AND query !~* '^\s*(commit|end|rollback|abort)'`)
 	if err != nil {
 		return nil, fmt.Errorf("list transactions: %w", err)
 	}
-	return pgx.CollectRows(rows, pgx.RowTo[int])
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[Writer])
+}
+
+// Holds says whether writer w keeps its transaction open: looked at again
+// after settle, its connection has the same transaction and the server
+// waits for the client. Asked while w's client is stopped, it tells a
+// transaction that stays open from one whose COMMIT was on its way when
+// the client stopped: the server reads and runs that COMMIT meanwhile, and
+// the sale is through, however stopped the client.
+func (a *Activity) Holds(ctx context.Context, w Writer, settle time.Duration) (bool, error) {
+	time.Sleep(settle)
+	ws, err := a.Writing(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, x := range ws {
+		if x.Port == w.Port && x.XID == w.XID && x.Idle {
+			return true, nil
+		}
+	}
+	return false, nil
 }

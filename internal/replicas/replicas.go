@@ -43,9 +43,7 @@ type Set struct {
 	spec Spec
 	rs   []*replica
 
-	ownerMu   sync.Mutex
-	owners    map[Conn]int       // a replica's connections -> replica
-	strangers map[Conn]time.Time // connections no replica held, when last looked for
+	own owners // which replica holds which connection (Owner, Known)
 }
 
 // replica is one started copy of the service.

@@ -189,120 +189,17 @@ func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n 
 	}
 	owner := func(int) (int, bool) { return 0, false }
 	if b.set != nil {
-		owner = func(port int) (int, bool) { return b.set.Owner(replicas.Conn{Local: port, Remote: b.redisPort}) }
-		owner(0) // map the replicas' sockets now, not at the first holder
+		// The replicas' sockets are mapped now; connections their pools
+		// open during the race are mapped in the background, as holders
+		// on them are seen: the watch never waits for a scan, so that it
+		// keeps up with the lock. A holder on a connection not mapped yet
+		// is not traced, and the fault catches the replica by its write.
+		b.set.Scan()
+		owner = func(port int) (int, bool) { return b.set.Known(replicas.Conn{Local: port, Remote: b.redisPort}) }
 	}
 	b.lockKey = lockKey
 	w := &holderWatch{opt: opt, lockKey: lockKey, owner: owner}
 	return w.start(ctx, held)
-}
-
-// Sale says where the sale of the holder with token on replica proc
-// stands: through it once the lock holds another value, else inside it
-// when one of the replica's connections to the service's database is in a
-// transaction that has written, else not there yet.
-func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleState, error) {
-	if b.set == nil {
-		return fault.SaleGone, fmt.Errorf("no replica hammer started")
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := b.openLooks(ctx); err != nil {
-		return fault.SaleGone, err
-	}
-	if v, err := b.looks.Get(ctx, b.lockKey).Result(); err != nil || v != token {
-		return fault.SaleGone, nil
-	}
-	writing, err := b.writing(ctx)
-	switch {
-	case err != nil:
-		return fault.SaleGone, err
-	case writing[proc]:
-		return fault.SaleInside, nil
-	}
-	return fault.SalePending, nil
-}
-
-// openLooks opens, once, what Sale looks through.
-func (b *Backend) openLooks(ctx context.Context) error {
-	if b.activity != nil {
-		return nil
-	}
-	opt, err := redis.ParseURL(b.watchURL)
-	if err != nil {
-		return err
-	}
-	activity, err := inventory.OpenActivity(ctx, b.pgURL)
-	if err != nil {
-		return err
-	}
-	b.looks, b.activity = redis.NewClient(opt), activity
-	return nil
-}
-
-// CatchWriter steps every replica together (SIGSTOP all, look, SIGCONT
-// all for a moment) until one's transaction has written and not
-// committed, leaves that one stopped and returns it; ErrMissed when ctx
-// ends first. Frozen together, the replicas cannot slip through a sale
-// between two looks the way a watch that lags behind them would let them.
-func (b *Backend) CatchWriter(ctx context.Context) (int, error) {
-	if b.set == nil {
-		return 0, fmt.Errorf("no replica hammer started")
-	}
-	all := func(sig syscall.Signal, except int) {
-		for i := range b.set.Len() {
-			if i != except {
-				_, _ = b.set.Signal(i, sig)
-			}
-		}
-	}
-	for ctx.Err() == nil {
-		all(syscall.SIGSTOP, -1)
-		r, ok, err := b.writer(ctx)
-		if err == nil && ok {
-			all(syscall.SIGCONT, r)
-			return r, nil
-		}
-		all(syscall.SIGCONT, -1)
-		if err != nil {
-			return 0, err
-		}
-		fault.Spin(catchStep)
-	}
-	return 0, fault.ErrMissed
-}
-
-// catchStep is how long CatchWriter lets the replicas run between looks.
-const catchStep = 200 * time.Microsecond
-
-// writer finds a replica whose transaction has written and not committed.
-func (b *Backend) writer(ctx context.Context) (int, bool, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := b.openLooks(ctx); err != nil {
-		return 0, false, err
-	}
-	writing, err := b.writing(context.WithoutCancel(ctx))
-	for r := range writing {
-		return r, true, err
-	}
-	return 0, false, err
-}
-
-// writing is the set of replicas with a connection in a transaction that
-// has written and not committed; b.mu is held and the looks are open.
-func (b *Backend) writing(ctx context.Context) (map[int]bool, error) {
-	ports, err := b.activity.Writing(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[int]bool{}
-	for _, port := range ports {
-		if r, ok := b.set.Owner(replicas.Conn{Local: port, Remote: b.pgPort}); ok {
-			out[r] = true
-		}
-	}
-	return out, nil
 }
 
 // urlPort is the port of a server URL, 0 when it names none.
