@@ -21,8 +21,9 @@ type Piped struct {
 }
 
 // StartPiped starts cmd with its stdin and stdout piped, the last bytes of
-// its stderr kept, and SIGKILL as its parent-death signal: a killed parent
-// leaves no such child. The caller owns the pipes and must Wait.
+// its stderr kept, and SIGKILL as its parent-death signal where the system
+// has one (Linux: a killed parent leaves no such child). The caller owns
+// the pipes and must Wait.
 func StartPiped(cmd *exec.Cmd) (Piped, error) {
 	cmd.SysProcAttr = Attr(false, syscall.SIGKILL)
 	p := Piped{Cmd: cmd, Stderr: tail.New(stderrTail)}

@@ -9,7 +9,8 @@ import (
 )
 
 // TestStartPiped: a line written to the child comes back on its stdout,
-// the end of its stderr is kept, and it dies with its parent.
+// the end of its stderr is kept, and it is started with SIGKILL as its
+// parent-death signal.
 func TestStartPiped(t *testing.T) {
 	p, err := StartPiped(exec.Command("sh", "-c", `read x; echo "got $x"; echo "first" >&2; echo "last words" >&2`))
 	if err != nil {

@@ -16,8 +16,9 @@ const (
 	// SaleGone: the lock is no longer the holder's: it sold (or gave up)
 	// and released it before it could be stopped.
 	SaleGone SaleState = iota
-	// SalePending: it holds the lock, and its transaction (if begun) has
-	// written nothing yet.
+	// SalePending: it holds the lock, and its sale is not seen inside yet:
+	// its transaction (if begun) has written nothing, or is not seen to
+	// stay open while it is stopped.
 	SalePending
 	// SaleInside: its transaction has written and not committed: its rows
 	// stay locked, and what it read stays what it acts on, while it is

@@ -45,11 +45,12 @@ func find(t *testing.T, ctx context.Context, a *inventory.Activity, port int) (i
 	return inventory.Writer{}, false
 }
 
-// TestHolds: a transaction that has written and waits for its client is
-// listed and held; once its COMMIT has run, the Writer found before it no
-// longer holds, which is how a look at a stopped replica tells a sale it
-// stopped inside from one whose COMMIT was already on its way.
-func TestHolds(t *testing.T) {
+// TestHolding: a transaction that has written and waits for its client
+// is listed and held. A Writer found before its COMMIT ran no longer
+// holds, even once its connection has begun another transaction; nor does
+// one whose statement still runs. That is how a look at a stopped replica
+// tells a sale it stopped inside from one whose COMMIT was on its way.
+func TestHolding(t *testing.T) {
 	ctx := context.Background()
 	pgURL := stacktest.Get(t).PGURL
 	a, err := inventory.OpenActivity(ctx, pgURL)
@@ -60,6 +61,7 @@ func TestHolds(t *testing.T) {
 
 	open, openPort := writer(t, ctx, pgURL)
 	done, donePort := writer(t, ctx, pgURL)
+	busy, busyPort := writer(t, ctx, pgURL)
 	w, ok := find(t, ctx, a, openPort)
 	if !ok || !w.Idle || w.XID == "" {
 		t.Fatalf("Writing: %+v, listed %t; want the open transaction, idle in it, with its id", w, ok)
@@ -68,14 +70,42 @@ func TestHolds(t *testing.T) {
 	if !ok {
 		t.Fatal("Writing does not list the second transaction before its COMMIT")
 	}
-	if _, err := done.Exec(ctx, "COMMIT"); err != nil {
+	// The second commits and begins again: same port, another transaction.
+	for _, sql := range []string{"COMMIT", "BEGIN", "SELECT txid_current()"} {
+		if _, err := done.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again, ok := find(t, ctx, a, donePort); !ok || again.XID == gone.XID {
+		t.Fatalf("after COMMIT and BEGIN: %+v, listed %t; want a new transaction", again, ok)
+	}
+	// The third runs a statement while it is looked at.
+	running, ok := find(t, ctx, a, busyPort)
+	if !ok {
+		t.Fatal("Writing does not list the third transaction")
+	}
+	slept := make(chan error, 1)
+	go func() { _, err := busy.Exec(ctx, "SELECT pg_sleep(1)"); slept <- err }()
+	defer func() {
+		if err := <-slept; err != nil {
+			t.Error(err)
+		}
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if x, _ := find(t, ctx, a, busyPort); !x.Idle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the third transaction's statement never showed running")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	held, err := a.Holding(ctx, []inventory.Writer{w, gone, running}, time.Millisecond)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if held, err := a.Holds(ctx, w, time.Millisecond); err != nil || !held {
-		t.Errorf("Holds(open transaction) = %t, %v; want true", held, err)
-	}
-	if held, err := a.Holds(ctx, gone, time.Millisecond); err != nil || held {
-		t.Errorf("Holds(committed transaction) = %t, %v; want false", held, err)
+	if len(held) != 1 || held[0] != w {
+		t.Errorf("Holding = %+v; want only the open transaction %+v", held, w)
 	}
 	if _, err := open.Exec(ctx, "ROLLBACK"); err != nil {
 		t.Fatal(err)

@@ -85,22 +85,33 @@ func (a *Activity) Writing(ctx context.Context) ([]Writer, error) {
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[Writer])
 }
 
-// Holds says whether writer w keeps its transaction open: looked at again
-// after settle, its connection has the same transaction and the server
-// waits for the client. Asked while w's client is stopped, it tells a
-// transaction that stays open from one whose COMMIT was on its way when
-// the client stopped: the server reads and runs that COMMIT meanwhile, and
-// the sale is through, however stopped the client.
-func (a *Activity) Holds(ctx context.Context, w Writer, settle time.Duration) (bool, error) {
-	time.Sleep(settle)
-	ws, err := a.Writing(ctx)
-	if err != nil {
-		return false, err
+// Holding returns the writers of ws that keep their transaction open:
+// looked at again after settle, the same connection has the same
+// transaction and the server waits for the client. Asked while the
+// writers' clients are stopped, it tells a transaction that stays open
+// from one whose COMMIT was on its way when its client stopped (the server
+// reads and runs that COMMIT meanwhile: the sale is through, however
+// stopped the client) or whose statement still runs.
+func (a *Activity) Holding(ctx context.Context, ws []Writer, settle time.Duration) ([]Writer, error) {
+	t := time.NewTimer(settle)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
 	}
-	for _, x := range ws {
-		if x.Port == w.Port && x.XID == w.XID && x.Idle {
-			return true, nil
+	now, err := a.Writing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Writer
+	for _, w := range ws {
+		for _, x := range now {
+			if x.Port == w.Port && x.XID == w.XID && x.Idle {
+				out = append(out, w)
+				break
+			}
 		}
 	}
-	return false, nil
+	return out, nil
 }

@@ -17,22 +17,26 @@ type Conn struct{ Local, Remote int }
 // map of every replica's sockets, made by a scan of /proc. A scan takes
 // tens of milliseconds on a host with thousands of sockets (hundreds under
 // load), so no lookup waits for one: a connection the map does not know
-// starts one in the background, and one the last scan did not find (one
-// of hammer's own, or another client's of the same server) is not scanned
-// for again for strangerFor.
+// starts one in the background, and one that a scan begun after it was
+// asked for did not find (one of hammer's own, or another client's of the
+// same server) is nobody's for strangerFor.
 type owners struct {
 	mu        sync.Mutex
 	byConn    map[Conn]int       // a replica's connections -> replica
 	strangers map[Conn]time.Time // connections a scan did not find, and when
 	asked     map[Conn]bool      // what Known did not know, for the next scan
 	scanning  bool               // a scan Known started runs
+	scans     int                // the scans Known started
 }
 
 // strangerFor is how long a connection no replica held is taken as
-// nobody's without looking again.
-const strangerFor = 100 * time.Millisecond
+// nobody's without looking again. The connection existed when it was
+// asked for and the scan began after, so it is nobody's; the time only
+// bounds how long its port, once freed, could be taken for a stranger's.
+const strangerFor = 2 * time.Second
 
-// Scan maps every replica's sockets now, and returns once it has.
+// Scan maps every replica's sockets now, and returns once it has. Call it
+// once, before the first Known.
 func (s *Set) Scan() {
 	m := s.sockets()
 	s.own.mu.Lock()
@@ -62,7 +66,7 @@ func (s *Set) Known(c Conn) (int, bool) {
 	if o.scanning {
 		return 0, false
 	}
-	o.scanning = true
+	o.scanning, o.scans = true, o.scans+1
 	asked := slices.Collect(maps.Keys(o.asked))
 	clear(o.asked)
 	go func() {

@@ -81,4 +81,18 @@ func TestKnown(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A stranger is not scanned for again for a while.
+	s.own.mu.Lock()
+	scans := s.own.scans
+	s.own.mu.Unlock()
+	for range 3 {
+		if _, ok := s.Known(mine); ok {
+			t.Fatalf("Known(%v): a replica's, want nobody's", mine)
+		}
+	}
+	s.own.mu.Lock()
+	defer s.own.mu.Unlock()
+	if s.own.scans != scans {
+		t.Errorf("asking for a stranger again started %d scans, want none", s.own.scans-scans)
+	}
 }

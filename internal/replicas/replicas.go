@@ -43,7 +43,7 @@ type Set struct {
 	spec Spec
 	rs   []*replica
 
-	own owners // which replica holds which connection (Owner, Known)
+	own owners // which replica holds which connection (Scan, Known)
 }
 
 // replica is one started copy of the service.

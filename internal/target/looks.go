@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"fmt"
+	"slices"
 	"syscall"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 // stands: through it once the lock holds another value, else inside it
 // when one of the replica's connections to the service's database is in a
 // transaction that has written and stays open while the replica is
-// stopped (see open), else not there yet.
+// stopped (see holding), else not seen inside yet.
 func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleState, error) {
 	if b.set == nil {
 		return fault.SaleGone, fmt.Errorf("no replica hammer started")
@@ -35,18 +36,18 @@ func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleS
 	if err != nil {
 		return fault.SaleGone, err
 	}
-	w, ok := writing[proc]
-	if !ok {
+	if len(writing[proc]) == 0 {
 		return fault.SalePending, nil
 	}
-	switch open, err := b.open(ctx, w, time.Since(look)); {
-	case err != nil:
+	held, err := b.holding(ctx, writing[proc], time.Since(look))
+	if err != nil {
 		return fault.SaleGone, err
-	case open:
+	}
+	if len(held) > 0 {
 		return fault.SaleInside, nil
 	}
-	// Its COMMIT was on its way when it stopped: it is through its sale
-	// once it runs again.
+	// Its COMMIT was on its way when it stopped (it is through its sale
+	// once it runs again), or its statement still runs: look again.
 	return fault.SalePending, nil
 }
 
@@ -114,47 +115,54 @@ func (b *Backend) writer(ctx context.Context) (int, bool, error) {
 	ctx = context.WithoutCancel(ctx)
 	look := time.Now()
 	writing, err := b.writing(ctx)
-	if err != nil {
+	if err != nil || len(writing) == 0 {
 		return 0, false, err
 	}
-	rtt := time.Since(look)
-	for r, w := range writing {
-		open, err := b.open(ctx, w, rtt)
-		if err != nil || open {
-			return r, open, err
+	var all []inventory.Writer
+	for _, ws := range writing {
+		all = append(all, ws...)
+	}
+	held, err := b.holding(ctx, all, time.Since(look))
+	if err != nil || len(held) == 0 {
+		return 0, false, err
+	}
+	for r, ws := range writing {
+		if slices.Contains(ws, held[0]) {
+			return r, true, nil
 		}
 	}
 	return 0, false, nil
 }
 
-// writing maps each replica with a connection in a transaction that has
-// written and not committed to that connection (one of them); b.mu is
-// held and the looks are open. The replicas are stopped while it looks,
-// so it never waits for a scan of their sockets: a connection it does not
-// know yet (a replica's pool grew, or another client of the database) is
-// known at a later look.
-func (b *Backend) writing(ctx context.Context) (map[int]inventory.Writer, error) {
+// writing maps each replica with connections in a transaction that has
+// written and not committed to those connections; b.mu is held and the
+// looks are open. The replicas are stopped while it looks, so it never
+// waits for a scan of their sockets: a connection it does not know yet (a
+// replica's pool grew, or another client of the database) is known at a
+// later look.
+func (b *Backend) writing(ctx context.Context) (map[int][]inventory.Writer, error) {
 	ws, err := b.activity.Writing(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[int]inventory.Writer{}
+	out := map[int][]inventory.Writer{}
 	for _, w := range ws {
 		if r, ok := b.set.Known(replicas.Conn{Local: w.Port, Remote: b.pgPort}); ok {
-			out[r] = w
+			out[r] = append(out[r], w)
 		}
 	}
 	return out, nil
 }
 
-// open says whether writer w, of a replica stopped since before the look
-// that found it (which took rtt), keeps its transaction open (see
-// inventory.Activity.Holds), given the time a COMMIT it sent before it
-// stopped needs to reach the server and be run.
-func (b *Backend) open(ctx context.Context, w inventory.Writer, rtt time.Duration) (bool, error) {
-	return b.activity.Holds(ctx, w, max(settleMin, 2*rtt))
+// holding returns the writers of ws, of replicas stopped since before the
+// look that found them (which took rtt), that keep their transaction open
+// (see inventory.Activity.Holding), given the time a COMMIT one of them
+// sent before it stopped needs to reach the server and be run: the longer
+// of settleMin and twice the look's round trip.
+func (b *Backend) holding(ctx context.Context, ws []inventory.Writer, rtt time.Duration) ([]inventory.Writer, error) {
+	return b.activity.Holding(ctx, ws, max(settleMin, 2*rtt))
 }
 
-// settleMin is the least time open gives what a stopped replica sent to
+// settleMin is the least time holding gives what a stopped replica sent to
 // reach the server and be run.
 const settleMin = 5 * time.Millisecond
