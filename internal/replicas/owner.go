@@ -29,6 +29,11 @@ type owners struct {
 	scans     int                // the scans Known started
 }
 
+// newOwners is an empty map of owners.
+func newOwners() owners {
+	return owners{strangers: map[Conn]time.Time{}, asked: map[Conn]bool{}}
+}
+
 // strangerFor is how long a connection no replica held is taken as
 // nobody's without looking again. The connection existed when it was
 // asked for and the scan began after, so it is nobody's; the time only
@@ -54,13 +59,10 @@ func (s *Set) Scan() {
 // are stopped stay short, and a watch keeps up with what it watches.
 func (s *Set) Known(c Conn) (int, bool) {
 	o := &s.own
-	if r, ok, known := o.lookup(c); known {
-		return r, ok
-	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.asked == nil {
-		o.asked = map[Conn]bool{}
+	if r, ok, known := o.lookup(c); known {
+		return r, ok
 	}
 	o.asked[c] = true
 	if o.scanning {
@@ -80,10 +82,8 @@ func (s *Set) Known(c Conn) (int, bool) {
 }
 
 // lookup answers c from the map: known is false when c is neither in it
-// nor a recent stranger.
+// nor a recent stranger; o.mu is held.
 func (o *owners) lookup(c Conn) (r int, ok, known bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if r, ok := o.byConn[c]; ok {
 		return r, true, true
 	}
@@ -97,9 +97,6 @@ func (o *owners) install(m map[Conn]int, asked []Conn) {
 	o.byConn = m
 	now := time.Now()
 	maps.DeleteFunc(o.strangers, func(_ Conn, at time.Time) bool { return now.Sub(at) >= strangerFor })
-	if o.strangers == nil {
-		o.strangers = map[Conn]time.Time{}
-	}
 	for _, c := range asked {
 		if _, ok := m[c]; !ok {
 			o.strangers[c] = now

@@ -73,7 +73,10 @@ func TestKnown(t *testing.T) {
 		if r, ok := s.Known(mine); ok {
 			t.Fatalf("Known(%v) = replica %d, want nobody's", mine, r)
 		}
-		if _, _, scanned := s.own.lookup(mine); scanned {
+		s.own.mu.Lock()
+		_, _, scanned := s.own.lookup(mine)
+		s.own.mu.Unlock()
+		if scanned {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -67,7 +67,7 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 	if len(spec.Command) == 0 {
 		return nil, errors.New("no command to start the service with")
 	}
-	s := &Set{spec: spec, rs: make([]*replica, n)}
+	s := &Set{spec: spec, rs: make([]*replica, n), own: newOwners()}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {

@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"syscall"
 	"time"
@@ -36,18 +37,21 @@ func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleS
 	if err != nil {
 		return fault.SaleGone, err
 	}
-	if len(writing[proc]) == 0 {
-		return fault.SalePending, nil
+	var mine []inventory.Writer
+	for w, r := range writing {
+		if r == proc {
+			mine = append(mine, w)
+		}
 	}
-	held, err := b.holding(ctx, writing[proc], time.Since(look))
-	if err != nil {
+	switch held, err := b.holding(ctx, mine, look); {
+	case err != nil:
 		return fault.SaleGone, err
-	}
-	if len(held) > 0 {
+	case len(held) > 0:
 		return fault.SaleInside, nil
 	}
-	// Its COMMIT was on its way when it stopped (it is through its sale
-	// once it runs again), or its statement still runs: look again.
+	// It has written nothing; or its COMMIT was on its way when it stopped
+	// (it is through its sale once it runs again), or its statement still
+	// runs: look again.
 	return fault.SalePending, nil
 }
 
@@ -115,52 +119,45 @@ func (b *Backend) writer(ctx context.Context) (int, bool, error) {
 	ctx = context.WithoutCancel(ctx)
 	look := time.Now()
 	writing, err := b.writing(ctx)
-	if err != nil || len(writing) == 0 {
+	if err != nil {
 		return 0, false, err
 	}
-	var all []inventory.Writer
-	for _, ws := range writing {
-		all = append(all, ws...)
-	}
-	held, err := b.holding(ctx, all, time.Since(look))
+	held, err := b.holding(ctx, slices.Collect(maps.Keys(writing)), look)
 	if err != nil || len(held) == 0 {
 		return 0, false, err
 	}
-	for r, ws := range writing {
-		if slices.Contains(ws, held[0]) {
-			return r, true, nil
-		}
-	}
-	return 0, false, nil
+	return writing[held[0]], true, nil
 }
 
-// writing maps each replica with connections in a transaction that has
-// written and not committed to those connections; b.mu is held and the
-// looks are open. The replicas are stopped while it looks, so it never
-// waits for a scan of their sockets: a connection it does not know yet (a
-// replica's pool grew, or another client of the database) is known at a
-// later look.
-func (b *Backend) writing(ctx context.Context) (map[int][]inventory.Writer, error) {
+// writing maps each connection of a replica in a transaction that has
+// written and not committed to the replica; b.mu is held and the looks are
+// open. The replicas are stopped while it looks, so it never waits for a
+// scan of their sockets: a connection it does not know yet (a replica's
+// pool grew, or another client of the database) is known at a later look.
+func (b *Backend) writing(ctx context.Context) (map[inventory.Writer]int, error) {
 	ws, err := b.activity.Writing(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[int][]inventory.Writer{}
+	out := map[inventory.Writer]int{}
 	for _, w := range ws {
 		if r, ok := b.set.Known(replicas.Conn{Local: w.Port, Remote: b.pgPort}); ok {
-			out[r] = append(out[r], w)
+			out[w] = r
 		}
 	}
 	return out, nil
 }
 
 // holding returns the writers of ws, of replicas stopped since before the
-// look that found them (which took rtt), that keep their transaction open
+// look that found them (begun at look), that keep their transaction open
 // (see inventory.Activity.Holding), given the time a COMMIT one of them
 // sent before it stopped needs to reach the server and be run: the longer
-// of settleMin and twice the look's round trip.
-func (b *Backend) holding(ctx context.Context, ws []inventory.Writer, rtt time.Duration) ([]inventory.Writer, error) {
-	return b.activity.Holding(ctx, ws, max(settleMin, 2*rtt))
+// of settleMin and twice the look's round trip. With no writer, none.
+func (b *Backend) holding(ctx context.Context, ws []inventory.Writer, look time.Time) ([]inventory.Writer, error) {
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	return b.activity.Holding(ctx, ws, max(settleMin, 2*time.Since(look)))
 }
 
 // settleMin is the least time holding gives what a stopped replica sent to
