@@ -195,6 +195,13 @@ type Run struct {
 	// floor is Seats times it. Zero when it was not measured (the run
 	// never raced, or the measurement failed).
 	CommitLatency int64 `json:"commit_latency_ns,omitempty"`
+	// RealtimeWorkers is how many worker processes started their
+	// contenders in a real-time burst (SCHED_FIFO from the go instant
+	// until their last contender's first attempt; see internal/realtime).
+	// The others started them under ordinary scheduling, as every worker
+	// does in the open model, with --realtime-start=false, or without the
+	// privilege.
+	RealtimeWorkers int `json:"realtime_workers,omitempty"`
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.
 	Incomplete []string `json:"incomplete,omitempty"`

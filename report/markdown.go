@@ -85,6 +85,7 @@ func writeVerdicts(b *strings.Builder, s Summary) {
 			fmtSellout(r.SelloutMs), fmtFloor(r.FloorMs), fmtEff(r.Efficiency), fmtSkew(r), r.PeakInFlight, expected, verdictCell(r))
 	}
 	writeFloorNote(b, s)
+	writeStartNote(b, s)
 	for _, sk := range s.Skipped {
 		fmt.Fprintf(b, "\nSkipped: %s\n", sk)
 	}

@@ -35,6 +35,7 @@ type raceFlags struct {
 	redisURL, pgURL   string
 	keep, quiet       bool
 	soldOutHint       bool
+	realtimeStart     bool // the workers' start is a real-time burst where they may
 	// lockArg is --lock as given, lock the lock it names.
 	lockArg    string
 	lock       scenarios.Lock
@@ -83,6 +84,8 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 		"instead of queueing for the lock (--sold-out-hint=false: queue anyway)")
 	fs.StringVar(&f.lockArg, "lock", string(scenarios.HammerLock), "`lock` of the modes with a lock: "+lockNames(" or ")+
 		" (a library races lock-only and lock-plus-update; fenced needs hammer's fencing tokens)")
+	fs.BoolVar(&f.realtimeStart, "realtime-start", true, "run each worker's threads as SCHED_FIFO from the go instant until its last contender's first attempt "+
+		"(at most 50 ms), where it may (Linux, CAP_SYS_NICE), so that the contenders start together (--realtime-start=false: ordinary scheduling)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
 	f.target.register(fs)
@@ -158,7 +161,7 @@ func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
 		Procs:    f.procs, Goroutines: f.goroutines, Attempts: f.attempts, Seats: f.seats, PoolSize: f.pool, RedisPool: f.redisPool,
 		LockTTL: f.ttlFor(sc.Fault), PauseFor: f.pauseFor(sc.Fault), LockWait: f.lockWait,
 		Timeout: f.timeout, ReadyTimeout: time.Minute,
-		Rate: f.rate, Duration: f.duration, Seed: f.seed, Keep: f.keep,
+		Rate: f.rate, Duration: f.duration, Seed: f.seed, Keep: f.keep, OrdinaryStart: !f.realtimeStart,
 	}
 	if t := f.target.file; t != nil {
 		v, _ := t.Variant(string(sc.Mode)) // the cells were made of its variants

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/realtime"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
@@ -61,18 +62,20 @@ func TestRaceModes(t *testing.T) {
 		noHint       bool
 		wantStatus   verify.Status
 		wantOversell bool
+		ordinary     bool // OrdinaryStart
 	}{
-		{scenarios.None, false, verify.Invalid, true},
-		{scenarios.LockOnly, false, verify.Valid, false},
-		{scenarios.UpdateOnly, false, verify.Valid, false},
-		{scenarios.LockPlusUpdate, false, verify.Valid, false},
-		{scenarios.LockPlusUpdate, true, verify.Valid, false},
+		{scenarios.None, false, verify.Invalid, true, false},
+		{scenarios.LockOnly, false, verify.Valid, false, false},
+		{scenarios.UpdateOnly, false, verify.Valid, false, false},
+		{scenarios.LockPlusUpdate, false, verify.Valid, false, false},
+		{scenarios.LockPlusUpdate, true, verify.Valid, false, true},
 	}
 	for _, tt := range tests {
 		sc := scenarios.Scenario{Mode: tt.mode, NoHint: tt.noHint}.Named()
 		t.Run(sc.Name, func(t *testing.T) {
 			o := options(t, tt.mode)
 			o.Scenario = sc
+			o.OrdinaryStart = tt.ordinary
 			var seen int
 			o.OnAttempt = func(history.Attempt) { seen++ }
 			res, err := driver.Race(context.Background(), o)
@@ -93,6 +96,15 @@ func TestRaceModes(t *testing.T) {
 				t.Errorf("incomplete: %v", res.Run.Incomplete)
 			}
 			checkHandoff(t, res, tt.mode.UsesLock(), tt.mode.UsesLock() && !tt.noHint)
+			// The workers are this test binary: as root, each starts in
+			// real time unless told not to.
+			want := o.Procs
+			if tt.ordinary || !realtime.Supported() {
+				want = 0
+			}
+			if res.Run.RealtimeWorkers != want {
+				t.Errorf("%d of %d workers started in real time, want %d", res.Run.RealtimeWorkers, o.Procs, want)
+			}
 			if res.Run.CommitLatency <= 0 || len(res.Warnings) > 0 {
 				t.Errorf("commit latency %d ns, warnings %q; want a measured latency and no warning", res.Run.CommitLatency, res.Warnings)
 			}

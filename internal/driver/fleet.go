@@ -131,9 +131,10 @@ func (f *fleet) emit(ev event) bool {
 	}
 }
 
-// awaitReady waits until every worker reported ready. A worker that fails
-// to connect fails the whole race before anything was attempted.
-func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
+// awaitReady waits until every worker reported ready and says how many
+// will start in real time. A worker that fails to connect fails the whole
+// race before anything was attempted.
+func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) (realtime int, err error) {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	for ready := 0; ready < len(f.ws); {
@@ -141,19 +142,22 @@ func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
 		case ev := <-f.events:
 			switch {
 			case ev.msg.Fatal != "":
-				return fmt.Errorf("%s: %s", f.Name(ev.proc), ev.msg.Fatal)
+				return 0, fmt.Errorf("%s: %s", f.Name(ev.proc), ev.msg.Fatal)
 			case ev.eof:
-				return fmt.Errorf("%s exited during start-up: %s", f.Name(ev.proc), startupFailure(f.ws[ev.proc], ev.end))
+				return 0, fmt.Errorf("%s exited during start-up: %s", f.Name(ev.proc), startupFailure(f.ws[ev.proc], ev.end))
 			case ev.msg.Ready:
 				ready++
+				if ev.msg.Realtime {
+					realtime++
+				}
 			}
 		case <-timer.C:
-			return fmt.Errorf("workers not ready after %s (connecting and warming up)", limit)
+			return 0, fmt.Errorf("workers not ready after %s (connecting and warming up)", limit)
 		case <-ctx.Done():
-			return fmt.Errorf("interrupted during start-up: %w", ctx.Err())
+			return 0, fmt.Errorf("interrupted during start-up: %w", ctx.Err())
 		}
 	}
-	return nil
+	return realtime, nil
 }
 
 // startupFailure is what is known of why w ended before it was ready.

@@ -55,6 +55,10 @@ type Options struct {
 	Managed *stack.Stack
 	// Plant names a broken variant the worker binary registered (tests only).
 	Plant string
+	// OrdinaryStart keeps the workers' threads under ordinary scheduling
+	// at the go instant; without it, each worker that may (Linux,
+	// CAP_SYS_NICE) makes its start a real-time burst (package realtime).
+	OrdinaryStart bool
 
 	// RedisPeers are the other Redis nodes of a lock taken as a Redlock
 	// over Scenario.Nodes nodes: nodes 1 to N-1, node 0 being RedisURL.
@@ -175,5 +179,6 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		StockKey: stockKey(o.Backend, prefix),
 		Schedule: fault.Schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),
 		PauseFor: o.PauseFor, Plant: o.Plant, Contender: o.Contender, ContenderConfig: o.ContenderConfig,
+		Realtime: !o.OrdinaryStart && o.Rate == 0, // the open model has no start burst
 	}
 }

@@ -77,6 +77,10 @@ type workerConfig struct {
 	Rate     float64       `json:"rate,omitempty"`
 	Requests int           `json:"requests,omitempty"`
 	Offset   time.Duration `json:"offset,omitempty"`
+
+	// Realtime asks for a real-time start (package realtime) where the
+	// worker may have one; closed model only.
+	Realtime bool `json:"realtime,omitempty"`
 }
 
 // goSignal releases a worker's contenders at a wall-clock instant shared by
@@ -88,9 +92,12 @@ type goSignal struct {
 
 // message is one line a worker writes to the coordinator.
 type message struct {
-	Ready   bool             `json:"ready,omitempty"`
-	Attempt *history.Attempt `json:"attempt,omitempty"`
-	Done    bool             `json:"done,omitempty"`
+	Ready bool `json:"ready,omitempty"`
+	// Realtime, with Ready, tells that the worker's start will be a
+	// real-time burst (package realtime).
+	Realtime bool             `json:"realtime,omitempty"`
+	Attempt  *history.Attempt `json:"attempt,omitempty"`
+	Done     bool             `json:"done,omitempty"`
 	// Fatal is set when the worker could not start (bad URL, server down).
 	Fatal string `json:"fatal,omitempty"`
 	// Strike asks the coordinator to inject a fault on this contender; the

@@ -59,7 +59,8 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 		return nil, err
 	}
 	defer ws.shutdown()
-	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
+	realtime, err := ws.awaitReady(ctx, o.ReadyTimeout)
+	if err != nil {
 		return nil, err
 	}
 	watch, err := env.watch(o)
@@ -69,6 +70,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res = &Result{Run: newRun(o), Warnings: warnings}
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
 	res.Run.CommitLatency = int64(commit)
+	res.Run.RealtimeWorkers = realtime
 	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
 	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Run.GoAt = ws.release()

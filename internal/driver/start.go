@@ -6,6 +6,9 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/realtime"
 )
 
 // barrier holds a worker's goroutines until the go signal and lets them
@@ -14,7 +17,10 @@ import (
 // first request made up, its stack grown: see primeStack); between the
 // signal and the last goroutine's first attempt the garbage collector does
 // not run (unless the start allocates more than burstHeap), so that no
-// collection stretches the start out.
+// collection stretches the start out, and, with realtime, the worker's
+// threads run as SCHED_FIFO (package realtime), so that no server process
+// woken by a first request takes a core from the goroutines still
+// starting.
 type barrier struct {
 	// prime is closed once the collector is off: each goroutine then grows
 	// its stack, counts itself in primed and waits for open.
@@ -26,15 +32,26 @@ type barrier struct {
 	// restores it once.
 	gcPercent int
 	resume    sync.Once
+	// realtime asks openAt for a real-time burst; burst is it, once
+	// started (nil if it could not be), and limit bounds it from the go
+	// instant.
+	realtime bool
+	burst    *realtime.Burst
+	limit    time.Duration
 }
 
 // burstHeap bounds what the start may allocate while the collector is held
 // off: past it, the memory limit makes the collector run after all.
 const burstHeap = 64 << 20
 
-// newBarrier is a closed barrier for goroutines goroutines.
-func newBarrier(goroutines int) *barrier {
-	b := &barrier{prime: make(chan struct{}), open: make(chan struct{})}
+// burstLimit bounds a real-time burst from the go instant, should its last
+// goroutine not pass the barrier before.
+const burstLimit = 50 * time.Millisecond
+
+// newBarrier is a closed barrier for goroutines goroutines; with rt, its
+// start is a real-time burst.
+func newBarrier(goroutines int, rt bool) *barrier {
+	b := &barrier{prime: make(chan struct{}), open: make(chan struct{}), realtime: rt, limit: burstLimit}
 	b.left.Store(int64(goroutines))
 	b.primed.Add(goroutines)
 	return b
@@ -55,9 +72,13 @@ func (b *barrier) hold() {
 	debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + burstHeap)
 }
 
-// release lets the collector run as before hold; only the first call acts.
+// release lets the collector run as before hold and ends the real-time
+// burst; only the first call acts.
 func (b *barrier) release() {
 	b.resume.Do(func() {
+		if b.burst != nil {
+			go b.burst.End() // not on the way of the last first attempt
+		}
 		debug.SetGCPercent(b.gcPercent)
 		debug.SetMemoryLimit(math.MaxInt64)
 	})
@@ -66,9 +87,23 @@ func (b *barrier) release() {
 // openAt waits until the wall clock reads at (Unix ns) and lets the
 // goroutines go. It sleeps rather than spins: on a host with fewer cores
 // than busy threads, a spinning worker uses up its share of the CPU just
-// before the instant, and the scheduler then runs others first.
+// before the instant, and the scheduler then runs others first. With
+// realtime, the worker's threads turn SCHED_FIFO before the sleep (they
+// are idle until the instant) and back when the last goroutine has passed
+// or its limit after the instant, whichever is first; the thread that
+// sleeps is the one that wakes the goroutines.
 func (b *barrier) openAt(at int64) {
+	if b.realtime {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if burst, err := realtime.Start(); err == nil {
+			b.burst = burst
+		}
+	}
 	sleepUntil(at)
+	if b.burst != nil {
+		time.AfterFunc(b.limit, b.burst.End)
+	}
 	close(b.open)
 }
 

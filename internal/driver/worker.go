@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/realtime"
 	"github.com/hammer-load/hammer/latency"
 )
 
@@ -45,7 +46,8 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	defer closeAll()
 
 	ob := &outbox{rep: w, live: cfg.Fault.StopsProcesses(), every: shipEvery, lat: latency.NewSet()}
-	start := newBarrier(cfg.Goroutines)
+	rt := cfg.Realtime && realtime.Supported()
+	start := newBarrier(cfg.Goroutines, rt)
 	jobs := make(chan job)
 	done, err := startContenders(ctx, cfg, c, ob, start, jobs)
 	if err != nil {
@@ -54,7 +56,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	}
 	start.hold()
 	defer start.release()
-	w.send(message{Ready: true})
+	w.send(message{Ready: true, Realtime: rt})
 
 	var sig goSignal
 	if err := dec.Decode(&sig); err != nil {

@@ -1,0 +1,139 @@
+package realtime
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// needSupport skips t where the process may not make threads real-time:
+// only root (CAP_SYS_NICE) may, and CI runs as root, where it must work.
+func needSupport(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("real-time scheduling needs CAP_SYS_NICE: run as root")
+	}
+	if !Supported() {
+		t.Fatal("Supported says no, as root")
+	}
+}
+
+// policies maps every thread of the process to its scheduling policy.
+func policies(t *testing.T) map[int]uint32 {
+	t.Helper()
+	tids, err := threads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]uint32{}
+	for _, tid := range tids {
+		if attr, err := unix.SchedGetAttr(tid, 0); err == nil {
+			got[tid] = attr.Policy
+		}
+	}
+	return got
+}
+
+// A burst makes every thread of the process SCHED_FIFO and End puts each
+// back; threads the runtime starts meanwhile are ordinary ones.
+func TestBurst(t *testing.T) {
+	needSupport(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := policies(t)
+	b, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.End()
+	during := policies(t)
+	for tid := range before {
+		if p, ok := during[tid]; ok && p != unix.SCHED_FIFO {
+			t.Errorf("thread %d has policy %d during the burst, want SCHED_FIFO (%d)", tid, p, unix.SCHED_FIFO)
+		}
+	}
+
+	// Goroutines locked to threads and blocked in the kernel make the
+	// runtime start threads of its own for the rest.
+	fds := make([]int, 2)
+	if err := unix.Pipe(fds); err != nil {
+		t.Fatal(err)
+	}
+	var blocked sync.WaitGroup
+	for range 4 {
+		blocked.Go(func() {
+			runtime.LockOSThread()
+			var one [1]byte
+			_, _ = unix.Read(fds[0], one[:])
+		})
+	}
+	for range 100 {
+		if len(policies(t)) > len(during)+2 {
+			break
+		}
+		runtime.Gosched()
+		unix.Nanosleep(&unix.Timespec{Nsec: 1e6}, nil)
+	}
+	started := 0
+	for tid, p := range policies(t) {
+		if _, old := during[tid]; old {
+			continue
+		}
+		started++
+		if p == unix.SCHED_FIFO {
+			t.Errorf("thread %d, started during the burst, is SCHED_FIFO: want an ordinary thread", tid)
+		}
+	}
+	if started == 0 {
+		t.Error("no thread was started during the burst: nothing checked of them")
+	}
+
+	b.End()
+	for tid, p := range policies(t) {
+		if p == unix.SCHED_FIFO {
+			t.Errorf("thread %d is still SCHED_FIFO after End", tid)
+		}
+		if old, ok := before[tid]; ok && old != p {
+			t.Errorf("thread %d has policy %d after End, had %d before", tid, p, old)
+		}
+	}
+	b.End() // a second End changes nothing
+	_, _ = unix.Write(fds[1], make([]byte, 4))
+	blocked.Wait()
+	_ = unix.Close(fds[0])
+	_ = unix.Close(fds[1])
+}
+
+// End puts back the policy a thread had, not a default: a thread at nice
+// 5 before the burst is at nice 5 after it.
+func TestEndRestoresNice(t *testing.T) {
+	needSupport(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := unix.Gettid()
+	old, err := unix.SchedGetAttr(tid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SchedSetAttr(tid, old, 0)
+	niced := *old
+	niced.Nice = 5
+	if err := unix.SchedSetAttr(tid, &niced, 0); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.End()
+	got, err := unix.SchedGetAttr(tid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Policy != old.Policy || got.Nice != 5 {
+		t.Errorf("after the burst: policy %d nice %d; want policy %d nice 5", got.Policy, got.Nice, old.Policy)
+	}
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// The start note says that every worker started in a real-time burst,
+// names the runs where some did not, and is absent without a closed-model
+// run.
+func TestStartNote(t *testing.T) {
+	closed := func(name string, procs, rt int) RunSummary {
+		return RunSummary{Name: name, Procs: procs, RealtimeWorkers: rt, Model: "closed"}
+	}
+	open := RunSummary{Name: "open", Procs: 2, Model: "open"}
+	tests := []struct {
+		name     string
+		runs     []RunSummary
+		want     []string // substrings, in order
+		wantNone bool
+	}{
+		{"every worker in real time", []RunSummary{closed("a", 4, 4), open},
+			[]string{"Every worker process started its contenders in a real-time burst"}, false},
+		{"some under ordinary scheduling", []RunSummary{closed("a", 4, 4), closed("b", 4, 1), closed("c", 2, 0)},
+			[]string{"ordinary scheduling", "`b` (3 of 4), `c` (2 of 2)", "start skew is larger"}, false},
+		{"open model only", []RunSummary{open}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			writeStartNote(&b, Summary{Runs: tt.runs})
+			got := b.String()
+			if tt.wantNone != (got == "") {
+				t.Fatalf("note %q; want one: %v", got, !tt.wantNone)
+			}
+			rest := got
+			for _, w := range tt.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("note %q lacks %q (in order)", got, w)
+				}
+				rest = rest[i+len(w):]
+			}
+			if strings.Contains(got, "`a`") {
+				t.Errorf("note %q names run a, whose workers all started in real time", got)
+			}
+		})
+	}
+}
