@@ -196,11 +196,12 @@ type Run struct {
 	// never raced, or the measurement failed).
 	CommitLatency int64 `json:"commit_latency_ns,omitempty"`
 	// RealtimeWorkers is how many worker processes started their
-	// contenders in a real-time burst (SCHED_FIFO from the go instant
-	// until their last contender's first attempt; see internal/realtime).
-	// The others started them under ordinary scheduling, as every worker
-	// does in the open model, with --realtime-start=false, or without the
-	// privilege.
+	// contenders in a real-time burst (SCHED_FIFO from just before the go
+	// instant until all had started; see internal/realtime), as each said
+	// when done (a worker killed before that: as it announced when
+	// ready). The others started them under ordinary scheduling, as every
+	// worker does in the open model, with --realtime-start=false, or
+	// without the privilege.
 	RealtimeWorkers int `json:"realtime_workers,omitempty"`
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.

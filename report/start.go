@@ -26,11 +26,11 @@ func writeStartNote(b *strings.Builder, s Summary) {
 		return
 	case len(ordinary) == 0:
 		b.WriteString("\nEvery worker process started its contenders in a real-time burst: its threads ran as SCHED_FIFO " +
-			"from the go instant until its last contender's first attempt, so that no server process woken by a first " +
-			"request took a core from the contenders still starting (`--realtime-start`).\n")
+			"from just before the go instant until all its contenders had started (at most 50 ms after it), so that no " +
+			"server process woken by a first request took a core from the contenders still starting (`--realtime-start`).\n")
 	default:
 		fmt.Fprintf(b, "\nWorker processes that started their contenders under ordinary scheduling, without a real-time burst "+
-			"(`--realtime-start=false`, no CAP_SYS_NICE, or not Linux): %s. There a server process woken by a first request "+
+			"(`--realtime-start=false`, no CAP_SYS_NICE, not Linux, or a hammer older than the burst): %s. There a server process woken by a first request "+
 			"can take a core from the contenders still starting, and the start skew is larger.\n", strings.Join(ordinary, ", "))
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
-	"github.com/hammer-load/hammer/internal/realtime"
+	"github.com/hammer-load/hammer/internal/realtime/realtimetest"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
@@ -99,7 +99,7 @@ func TestRaceModes(t *testing.T) {
 			// The workers are this test binary: as root, each starts in
 			// real time unless told not to.
 			want := o.Procs
-			if tt.ordinary || !realtime.Supported() {
+			if tt.ordinary || !realtimetest.Supported(t) {
 				want = 0
 			}
 			if res.Run.RealtimeWorkers != want {

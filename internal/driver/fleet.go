@@ -19,11 +19,14 @@ type worker struct {
 	// clock is the worker's host's clock against the coordinator's (zero
 	// for a local worker): its records are moved onto the coordinator's
 	// timeline, and its go signal into its own.
-	clock   agent.Clock
-	drift   time.Duration // how far clock moved by the end of the race
-	done    bool          // sent its done message
-	crashed atomic.Bool   // killed on purpose by the crash fault
-	stopped bool          // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
+	clock agent.Clock
+	drift time.Duration // how far clock moved by the end of the race
+	done  bool          // sent its done message
+	// realtime: the worker's start was a real-time burst, as its done
+	// message says, or, without one, as its ready message announced.
+	realtime bool
+	crashed  atomic.Bool // killed on purpose by the crash fault
+	stopped  bool        // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
 }
 
 // fleet is the worker processes of one race and the stream of their output.
@@ -131,10 +134,9 @@ func (f *fleet) emit(ev event) bool {
 	}
 }
 
-// awaitReady waits until every worker reported ready and says how many
-// will start in real time. A worker that fails to connect fails the whole
-// race before anything was attempted.
-func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) (realtime int, err error) {
+// awaitReady waits until every worker reported ready. A worker that fails
+// to connect fails the whole race before anything was attempted.
+func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	for ready := 0; ready < len(f.ws); {
@@ -142,22 +144,20 @@ func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) (realtime i
 		case ev := <-f.events:
 			switch {
 			case ev.msg.Fatal != "":
-				return 0, fmt.Errorf("%s: %s", f.Name(ev.proc), ev.msg.Fatal)
+				return fmt.Errorf("%s: %s", f.Name(ev.proc), ev.msg.Fatal)
 			case ev.eof:
-				return 0, fmt.Errorf("%s exited during start-up: %s", f.Name(ev.proc), startupFailure(f.ws[ev.proc], ev.end))
+				return fmt.Errorf("%s exited during start-up: %s", f.Name(ev.proc), startupFailure(f.ws[ev.proc], ev.end))
 			case ev.msg.Ready:
 				ready++
-				if ev.msg.Realtime {
-					realtime++
-				}
+				f.ws[ev.proc].realtime = ev.msg.Realtime
 			}
 		case <-timer.C:
-			return 0, fmt.Errorf("workers not ready after %s (connecting and warming up)", limit)
+			return fmt.Errorf("workers not ready after %s (connecting and warming up)", limit)
 		case <-ctx.Done():
-			return 0, fmt.Errorf("interrupted during start-up: %w", ctx.Err())
+			return fmt.Errorf("interrupted during start-up: %w", ctx.Err())
 		}
 	}
-	return realtime, nil
+	return nil
 }
 
 // startupFailure is what is known of why w ended before it was ready.
@@ -186,6 +186,17 @@ func (f *fleet) release() int64 {
 		_ = w.proc.send(goSignal{At: at + int64(w.clock.Offset)})
 	}
 	return at
+}
+
+// realtimeWorkers counts the workers whose start was a real-time burst.
+func (f *fleet) realtimeWorkers() int {
+	n := 0
+	for _, w := range f.ws {
+		if w.realtime {
+			n++
+		}
+	}
+	return n
 }
 
 // wait reaps every worker and says which ones did not finish cleanly.

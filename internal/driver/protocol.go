@@ -93,8 +93,9 @@ type goSignal struct {
 // message is one line a worker writes to the coordinator.
 type message struct {
 	Ready bool `json:"ready,omitempty"`
-	// Realtime, with Ready, tells that the worker's start will be a
-	// real-time burst (package realtime).
+	// Realtime, with Ready, announces that the worker's start will be a
+	// real-time burst (package realtime); with Done, it says whether it
+	// was.
 	Realtime bool             `json:"realtime,omitempty"`
 	Attempt  *history.Attempt `json:"attempt,omitempty"`
 	Done     bool             `json:"done,omitempty"`

@@ -59,8 +59,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 		return nil, err
 	}
 	defer ws.shutdown()
-	realtime, err := ws.awaitReady(ctx, o.ReadyTimeout)
-	if err != nil {
+	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
 		return nil, err
 	}
 	watch, err := env.watch(o)
@@ -70,7 +69,6 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res = &Result{Run: newRun(o), Warnings: warnings}
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
 	res.Run.CommitLatency = int64(commit)
-	res.Run.RealtimeWorkers = realtime
 	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
 	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Run.GoAt = ws.release()
@@ -82,6 +80,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	stopHolders()
 	ws.resync(o)
 	res.Run.Agents = ws.agents(o)
+	res.Run.RealtimeWorkers = ws.realtimeWorkers()
 	res.Faults = append(res.Faults, strikes.finish()...)
 	res.Faults = append(res.Faults, env.windowEvents()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults)...)
@@ -187,6 +186,7 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 				}
 			case ev.msg.Done:
 				f.ws[ev.proc].done = true
+				f.ws[ev.proc].realtime = ev.msg.Realtime
 			case ev.msg.Shipped:
 				if ship.answered(ev.proc) {
 					f.kill()

@@ -32,12 +32,12 @@ type barrier struct {
 	// restores it once.
 	gcPercent int
 	resume    sync.Once
-	// realtime asks openAt for a real-time burst; burst is it, once
+	// burstWanted asks openAt for a real-time burst; burst is it, once
 	// started (nil if it could not be), and limit bounds it from the go
 	// instant.
-	realtime bool
-	burst    *realtime.Burst
-	limit    time.Duration
+	burstWanted bool
+	burst       *realtime.Burst
+	limit       time.Duration
 }
 
 // burstHeap bounds what the start may allocate while the collector is held
@@ -45,13 +45,17 @@ type barrier struct {
 const burstHeap = 64 << 20
 
 // burstLimit bounds a real-time burst from the go instant, should its last
-// goroutine not pass the barrier before.
-const burstLimit = 50 * time.Millisecond
+// goroutine not pass the barrier before; burstLead is how long before the
+// instant it begins, time enough to make a worker's threads real-time.
+const (
+	burstLimit = 50 * time.Millisecond
+	burstLead  = 5 * time.Millisecond
+)
 
 // newBarrier is a closed barrier for goroutines goroutines; with rt, its
 // start is a real-time burst.
 func newBarrier(goroutines int, rt bool) *barrier {
-	b := &barrier{prime: make(chan struct{}), open: make(chan struct{}), realtime: rt, limit: burstLimit}
+	b := &barrier{prime: make(chan struct{}), open: make(chan struct{}), burstWanted: rt, limit: burstLimit}
 	b.left.Store(int64(goroutines))
 	b.primed.Add(goroutines)
 	return b
@@ -87,15 +91,17 @@ func (b *barrier) release() {
 // openAt waits until the wall clock reads at (Unix ns) and lets the
 // goroutines go. It sleeps rather than spins: on a host with fewer cores
 // than busy threads, a spinning worker uses up its share of the CPU just
-// before the instant, and the scheduler then runs others first. With
-// realtime, the worker's threads turn SCHED_FIFO before the sleep (they
-// are idle until the instant) and back when the last goroutine has passed
-// or its limit after the instant, whichever is first; the thread that
-// sleeps is the one that wakes the goroutines.
+// before the instant, and the scheduler then runs others first. With a
+// burst wanted, the worker's threads turn SCHED_FIFO burstLead before the
+// instant (they are idle until it) and back when the last goroutine has
+// passed or the burst's limit after the instant, whichever is first; the
+// thread that sleeps the last stretch is the one that wakes the
+// goroutines.
 func (b *barrier) openAt(at int64) {
-	if b.realtime {
+	if b.burstWanted {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		sleepUntil(at - int64(burstLead))
 		if burst, err := realtime.Start(); err == nil {
 			b.burst = burst
 		}

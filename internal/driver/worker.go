@@ -76,7 +76,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	done.Wait()
 	stopShipping()
 	ob.histograms()
-	w.send(message{Done: true})
+	w.send(message{Done: true, Realtime: start.burst != nil})
 	return 0
 }
 

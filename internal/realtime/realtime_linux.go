@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -18,9 +19,16 @@ func fifo() *unix.SchedAttr {
 	return &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: 1, Flags: unix.SCHED_FLAG_RESET_ON_FORK}
 }
 
-// Supported reports whether this process may make its threads real-time:
-// it makes the calling thread SCHED_FIFO and puts it back at once.
+// Supported reports whether this process may have a burst: it holds
+// CAP_SYS_NICE, without which it could make a thread real-time (given an
+// RLIMIT_RTPRIO) but not always put it back; the kernel throttles
+// real-time threads (sched_rt_runtime_us is not -1), the backstop should
+// a burst run away; and the calling thread can be made SCHED_FIFO and put
+// back.
 func Supported() bool {
+	if !capSysNice() || !throttled() {
+		return false
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	old, err := unix.SchedGetAttr(0, 0)
@@ -30,7 +38,26 @@ func Supported() bool {
 	if unix.SchedSetAttr(0, fifo(), 0) != nil {
 		return false
 	}
-	return unix.SchedSetAttr(0, old, 0) == nil
+	return restore(0, old) == nil
+}
+
+// capSysNice reports whether CAP_SYS_NICE is in the process's effective
+// capabilities.
+func capSysNice() bool {
+	var data [2]unix.CapUserData
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[0].Effective&(1<<unix.CAP_SYS_NICE) != 0
+}
+
+// throttled reports whether the kernel keeps some CPU time from real-time
+// threads (sched_rt_runtime_us other than -1, 950 ms in every second by
+// default).
+func throttled() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/sched_rt_runtime_us")
+	return err == nil && strings.TrimSpace(string(b)) != "-1"
 }
 
 // Burst is one stretch of real-time scheduling of every thread of the
@@ -52,6 +79,9 @@ type thread struct {
 // thread runs at once, ahead of every ordinary process. An error means
 // nothing was changed, or what was has been put back.
 func Start() (*Burst, error) {
+	if !capSysNice() {
+		return nil, errors.New("real-time start: no CAP_SYS_NICE")
+	}
 	tids, err := threads()
 	if err != nil {
 		return nil, err
@@ -59,14 +89,11 @@ func Start() (*Burst, error) {
 	b := &Burst{}
 	for _, tid := range tids {
 		old, err := unix.SchedGetAttr(tid, 0)
-		if errors.Is(err, unix.ESRCH) {
-			continue // the thread has exited since it was listed
-		}
 		if err == nil {
 			err = unix.SchedSetAttr(tid, fifo(), 0)
 		}
 		if errors.Is(err, unix.ESRCH) {
-			continue
+			continue // the thread has exited since it was listed
 		}
 		if err != nil {
 			b.End()
@@ -78,7 +105,10 @@ func Start() (*Burst, error) {
 }
 
 // End puts every thread the burst changed back to the policy it had. It
-// may be called from any goroutine, more than once, and on nil.
+// may be called from any goroutine, more than once, and on nil. (A thread
+// of the process that exited during the burst has nothing to put back;
+// Go's runtime keeps its threads, and the burst lasts milliseconds, so
+// its id is not another's yet.)
 func (b *Burst) End() {
 	if b == nil {
 		return
@@ -86,10 +116,23 @@ func (b *Burst) End() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, t := range b.saved {
-		// A thread that has exited (ESRCH) has nothing to put back.
-		_ = unix.SchedSetAttr(t.tid, t.attr, 0)
+		_ = restore(t.tid, t.attr)
 	}
 	b.saved = nil
+}
+
+// restore puts thread tid (0: the calling one) back to attr. Should the
+// kernel refuse, it puts it back keeping the reset-on-fork flag, which
+// clearing needs CAP_SYS_NICE and keeping never does, so that no thread
+// stays real-time.
+func restore(tid int, attr *unix.SchedAttr) error {
+	err := unix.SchedSetAttr(tid, attr, 0)
+	if err == nil || errors.Is(err, unix.ESRCH) {
+		return nil
+	}
+	keep := *attr
+	keep.Flags |= unix.SCHED_FLAG_RESET_ON_FORK
+	return unix.SchedSetAttr(tid, &keep, 0)
 }
 
 // threads lists the ids of the process's threads.
