@@ -5,18 +5,25 @@ import (
 	"strings"
 )
 
+// burstWhy is why a worker may start without a real-time burst.
+const burstWhy = "`--realtime-start=false`; no CAP_SYS_NICE, real-time throttling off or the kernel refused; " +
+	"not Linux; or a hammer older than the burst"
+
 // writeStartNote explains under report.md's verdict table how the
 // contenders of the closed-model runs started: whether every worker
 // process made its start a real-time burst (internal/realtime), which
 // the start skew column depends on.
 func writeStartNote(b *strings.Builder, s Summary) {
-	var closed int
+	var closed, some int
 	var ordinary []string
 	for _, r := range s.Runs {
 		if r.Model == "open" {
 			continue
 		}
 		closed++
+		if r.RealtimeWorkers > 0 {
+			some++
+		}
 		if r.RealtimeWorkers < r.Procs {
 			ordinary = append(ordinary, fmt.Sprintf("`%s` (%d of %d)", r.Name, r.Procs-r.RealtimeWorkers, r.Procs))
 		}
@@ -26,11 +33,14 @@ func writeStartNote(b *strings.Builder, s Summary) {
 		return
 	case len(ordinary) == 0:
 		b.WriteString("\nEvery worker process started its contenders in a real-time burst: its threads ran as SCHED_FIFO " +
-			"from just before the go instant until all its contenders had started (at most 50 ms after it), so that no " +
+			"from just before the go instant until all its contenders had started (at most 55 ms in all), so that no " +
 			"server process woken by a first request took a core from the contenders still starting (`--realtime-start`).\n")
+	case some == 0:
+		fmt.Fprintf(b, "\nNo worker process started its contenders in a real-time burst (%s): a server process woken by a "+
+			"first request can take a core from the contenders still starting, and the start skew is larger than with one.\n", burstWhy)
 	default:
 		fmt.Fprintf(b, "\nWorker processes that started their contenders under ordinary scheduling, without a real-time burst "+
-			"(`--realtime-start=false`, no CAP_SYS_NICE, not Linux, or a hammer older than the burst): %s. There a server process woken by a first request "+
-			"can take a core from the contenders still starting, and the start skew is larger.\n", strings.Join(ordinary, ", "))
+			"(%s): %s. There a server process woken by a first request can take a core from the contenders still "+
+			"starting, and the start skew is larger.\n", burstWhy, strings.Join(ordinary, ", "))
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// The start note says that every worker started in a real-time burst,
-// names the runs where some did not, and is absent without a closed-model
-// run.
+// The start note says that every worker started in a real-time burst, or
+// that none did, or names the runs where some did not; it is absent
+// without a closed-model run.
 func TestStartNote(t *testing.T) {
 	closed := func(name string, procs, rt int) RunSummary {
 		return RunSummary{Name: name, Procs: procs, RealtimeWorkers: rt, Model: "closed"}
@@ -17,13 +17,16 @@ func TestStartNote(t *testing.T) {
 		name     string
 		runs     []RunSummary
 		want     []string // substrings, in order
+		wantNot  []string
 		wantNone bool
 	}{
 		{"every worker in real time", []RunSummary{closed("a", 4, 4), open},
-			[]string{"Every worker process started its contenders in a real-time burst"}, false},
+			[]string{"Every worker process started its contenders in a real-time burst"}, []string{"`a`", "`open`"}, false},
 		{"some under ordinary scheduling", []RunSummary{closed("a", 4, 4), closed("b", 4, 1), closed("c", 2, 0)},
-			[]string{"ordinary scheduling", "`b` (3 of 4), `c` (2 of 2)", "start skew is larger"}, false},
-		{"open model only", []RunSummary{open}, nil, true},
+			[]string{"ordinary scheduling", "`b` (3 of 4), `c` (2 of 2)", "start skew is larger"}, []string{"`a`"}, false},
+		{"no worker in real time", []RunSummary{closed("a", 4, 0), closed("b", 2, 0)},
+			[]string{"No worker process started its contenders in a real-time burst", "start skew is larger"}, []string{"`a`", "`b`"}, false},
+		{"open model only", []RunSummary{open}, nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,8 +44,10 @@ func TestStartNote(t *testing.T) {
 				}
 				rest = rest[i+len(w):]
 			}
-			if strings.Contains(got, "`a`") {
-				t.Errorf("note %q names run a, whose workers all started in real time", got)
+			for _, w := range tt.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("note %q names %s", got, w)
+				}
 			}
 		})
 	}

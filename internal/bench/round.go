@@ -50,8 +50,9 @@ type Round struct {
 	// RedsyncGaveUp and RedislockGaveUp count the contenders that gave up
 	// on the library's lock.
 	RedsyncGaveUp, RedislockGaveUp Value
-	// Skew and PeakInFlight per skewSizes.
-	Skew, PeakInFlight [skewCount]Value
+	// Skew, PeakInFlight and Realtime (the worker processes whose start
+	// was a real-time burst) per skewSizes.
+	Skew, PeakInFlight, Realtime [skewCount]Value
 	// The minimal race's start skews in ms: MinimalSkew and
 	// MinimalProcsSkew of the races above, MinimalSmallSkew of the
 	// minimal race of skewSizes()[1]'s contenders on raceConns connections.
@@ -215,7 +216,7 @@ func (b *Bench) stepUpdateOnly(ctx context.Context, r *Round) error {
 	}
 	last := skewCount - 1
 	r.UpdateOnlyWall = Known(*run.ElapsedMs)
-	r.Skew[last], r.PeakInFlight[last] = Optional(run.StartSkewMs), Optional(run.PeakInFlight)
+	r.Skew[last], r.PeakInFlight[last], r.Realtime[last] = Optional(run.StartSkewMs), Optional(run.PeakInFlight), Optional(run.RealtimeWorkers)
 	return nil
 }
 
@@ -266,7 +267,7 @@ func (b *Bench) stepSkew(i int) func(context.Context, *Round) error {
 		if err != nil {
 			return err
 		}
-		r.Skew[i], r.PeakInFlight[i] = Optional(run.StartSkewMs), Optional(run.PeakInFlight)
+		r.Skew[i], r.PeakInFlight[i], r.Realtime[i] = Optional(run.StartSkewMs), Optional(run.PeakInFlight), Optional(run.RealtimeWorkers)
 		return nil
 	}
 }

@@ -55,7 +55,11 @@ func FigureRows(rounds []Round) []Row {
 		skewRatio(1, fmt.Sprintf("(1 × %d, pool %d)", smallContenders(), raceConns), func(r Round) Value { return r.MinimalSmallSkew }),
 		skewRatio(2, fmt.Sprintf("(1 × %d, pool %d)", raceContenders, raceConns), func(r Round) Value { return r.MinimalSkew }),
 		skewRatio(2, fmt.Sprintf("in %d processes", raceProcs), func(r Round) Value { return r.MinimalProcsSkew }))
-	rows = append(rows, peakRow(rounds, sk), bigExitRow(rounds),
+	rows = append(rows,
+		sizesRow(rounds, sk, "peak_in_flight", func(r Round) [skewCount]Value { return r.PeakInFlight }, nil),
+		sizesRow(rounds, sk, "workers in a real-time start", func(r Round) [skewCount]Value { return r.Realtime },
+			func(s size) string { return fmt.Sprintf(" of %d", s.procs) }),
+		bigExitRow(rounds),
 		Row{Figure: fmt.Sprintf("%dk contenders: peak RSS, all hammer processes", bigProcs*bigGoroutines/1000), Anchor: "-",
 			Rounds: each(rounds, func(r Round) Value { return r.BigRSS }), Format: mib,
 			Goal: Goal{Op: AtMost, Limit: 1 << 30, Text: "≤ 1 GiB"}},
@@ -69,18 +73,23 @@ func FigureRows(rounds []Round) []Row {
 	return rows
 }
 
-// peakRow prints peak_in_flight at every skew size, or n/a before hammer
-// writes it.
-func peakRow(rounds []Round, sk [skewCount]size) Row {
+// sizesRow prints figure at every skew size in one cell per round (n/a
+// where hammer did not write it), each value followed by what of adds for
+// its size (of may be nil).
+func sizesRow(rounds []Round, sk [skewCount]size, figure string, values func(Round) [skewCount]Value, of func(size) string) Row {
 	var names []string
 	for _, s := range sk {
 		names = append(names, s.String())
 	}
-	row := Row{Figure: "peak_in_flight " + strings.Join(names, " / "), Anchor: "-", Format: count, Goal: Goal{Text: "(info)"}}
+	row := Row{Figure: figure + " " + strings.Join(names, " / "), Anchor: "-", Format: count, Goal: Goal{Text: "(info)"}}
 	for _, r := range rounds {
 		var cells []string
-		for _, v := range r.PeakInFlight {
-			cells = append(cells, row.show(v))
+		for i, v := range values(r) {
+			cell := row.show(v)
+			if of != nil && !v.Missing() {
+				cell += of(sk[i])
+			}
+			cells = append(cells, cell)
 		}
 		row.Rounds = append(row.Rounds, NA())
 		row.Text = append(row.Text, strings.Join(cells, " / "))

@@ -31,8 +31,11 @@ type RunFigures struct {
 	SelloutMs    *float64       `json:"sellout_ms"`
 	// PeakInFlight is the most attempts in flight at once; nil before
 	// hammer writes it.
-	PeakInFlight *float64       `json:"peak_in_flight"`
-	Latency      []PhaseSummary `json:"latency"`
+	PeakInFlight *float64 `json:"peak_in_flight"`
+	// RealtimeWorkers is how many worker processes started in a real-time
+	// burst; nil before hammer writes it.
+	RealtimeWorkers *float64       `json:"realtime_workers"`
+	Latency         []PhaseSummary `json:"latency"`
 }
 
 // PhaseSummary is one phase's latency percentiles, in milliseconds.

@@ -13,7 +13,7 @@ const summaryToday = `{"schema":"hammer.summary/v1","runs":[{"mode":"lock-plus-u
 
 // summaryLater has the fields other branches add.
 const summaryLater = `{"runs":[{"mode":"lock-plus-update","sold":100,"seats":100,"verdict":"valid","elapsed_ms":400,
-"start_skew_ms":0.8,"peak_in_flight":1000,"latency":[{"phase":"handoff","count":99,"p50_ms":0.21}]}]}`
+"start_skew_ms":0.8,"peak_in_flight":1000,"realtime_workers":4,"latency":[{"phase":"handoff","count":99,"p50_ms":0.21}]}]}`
 
 func TestParseSummary(t *testing.T) {
 	today, err := ParseSummary([]byte(summaryToday))
@@ -25,6 +25,9 @@ func TestParseSummary(t *testing.T) {
 	}
 	if got := Optional(today.PeakInFlight); got != NA() {
 		t.Errorf("peak_in_flight = %v, want n/a before hammer writes it", got)
+	}
+	if got := Optional(today.RealtimeWorkers); got != NA() {
+		t.Errorf("realtime_workers = %v, want n/a before hammer writes it", got)
 	}
 	if got := today.PhaseP50("handoff"); got != NA() {
 		t.Errorf("handoff p50 = %v, want n/a before hammer writes it", got)
@@ -38,6 +41,9 @@ func TestParseSummary(t *testing.T) {
 	}
 	if got := Optional(later.PeakInFlight); got != Known(1000) {
 		t.Errorf("peak_in_flight = %v, want 1000", got)
+	}
+	if got := Optional(later.RealtimeWorkers); got != Known(4) {
+		t.Errorf("realtime_workers = %v, want 4", got)
 	}
 	if got := later.PhaseP50("handoff"); got != Known(0.21) {
 		t.Errorf("handoff p50 = %v, want 0.21", got)

@@ -23,6 +23,7 @@ func goldenReport() Report {
 		LockOpsPerSec: Known(25000), Notes: []string{"20k contenders: hammer exit 2: too many connections"}}
 	later := today
 	later.HammerTPS, later.PeakInFlight = Known(1010), [skewCount]Value{Known(25), Known(100), Known(1000)}
+	later.Realtime = [skewCount]Value{Known(1), Known(3), Known(4)}
 	later.BigExit, later.BigVerdict, later.BigRSS, later.BigProcs = Known(0), "valid", Known(600<<20), 9
 	later.HandoffP50, later.RedsyncWall, later.OneProcWall, later.MinimalProcsWall = Known(0.2), NA(), Known(520), Known(620)
 	later.MinimalSkew, later.MinimalProcsSkew, later.MinimalSmallSkew = Known(20), Known(40), Known(2)

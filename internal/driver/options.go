@@ -56,8 +56,8 @@ type Options struct {
 	// Plant names a broken variant the worker binary registered (tests only).
 	Plant string
 	// OrdinaryStart keeps the workers' threads under ordinary scheduling
-	// at the go instant; without it, each worker that may (Linux,
-	// CAP_SYS_NICE) makes its start a real-time burst (package realtime).
+	// at the go instant; without it, in the closed model, each worker
+	// that may (realtime.Supported) makes its start a real-time burst.
 	OrdinaryStart bool
 
 	// RedisPeers are the other Redis nodes of a lock taken as a Redlock

@@ -44,9 +44,11 @@ type barrier struct {
 // off: past it, the memory limit makes the collector run after all.
 const burstHeap = 64 << 20
 
-// burstLimit bounds a real-time burst from the go instant, should its last
-// goroutine not pass the barrier before; burstLead is how long before the
-// instant it begins, time enough to make a worker's threads real-time.
+// burstLead is how long before the go instant a real-time burst begins,
+// time enough to make a worker's threads real-time; burstLimit bounds it
+// after the instant, should its last goroutine not pass the barrier
+// before (burstLead + burstLimit from its beginning, on the monotonic
+// clock, whatever the wall clock does).
 const (
 	burstLimit = 50 * time.Millisecond
 	burstLead  = 5 * time.Millisecond
@@ -94,8 +96,8 @@ func (b *barrier) release() {
 // before the instant, and the scheduler then runs others first. With a
 // burst wanted, the worker's threads turn SCHED_FIFO burstLead before the
 // instant (they are idle until it) and back when the last goroutine has
-// passed or the burst's limit after the instant, whichever is first; the
-// thread that sleeps the last stretch is the one that wakes the
+// passed or the burst's lead and limit after it began, whichever is
+// first; the thread that sleeps the last stretch is the one that wakes the
 // goroutines.
 func (b *barrier) openAt(at int64) {
 	if b.burstWanted {
@@ -104,12 +106,10 @@ func (b *barrier) openAt(at int64) {
 		sleepUntil(at - int64(burstLead))
 		if burst, err := realtime.Start(); err == nil {
 			b.burst = burst
+			time.AfterFunc(burstLead+b.limit, burst.End)
 		}
 	}
 	sleepUntil(at)
-	if b.burst != nil {
-		time.AfterFunc(b.limit, b.burst.End)
-	}
 	close(b.open)
 }
 

@@ -104,11 +104,12 @@ func Start() (*Burst, error) {
 	return b, nil
 }
 
-// End puts every thread the burst changed back to the policy it had. It
-// may be called from any goroutine, more than once, and on nil. (A thread
-// of the process that exited during the burst has nothing to put back;
-// Go's runtime keeps its threads, and the burst lasts milliseconds, so
-// its id is not another's yet.)
+// End puts every thread the burst changed back to the policy it had (or,
+// should the kernel refuse that, to ordinary scheduling: see restore). It
+// may be called from any goroutine, more than once, and on nil. A thread
+// that exited during the burst has nothing to put back: hammer's workers
+// end no thread during one, and a burst lasts milliseconds, too short for
+// its id to be another's.
 func (b *Burst) End() {
 	if b == nil {
 		return
@@ -122,17 +123,21 @@ func (b *Burst) End() {
 }
 
 // restore puts thread tid (0: the calling one) back to attr. Should the
-// kernel refuse, it puts it back keeping the reset-on-fork flag, which
-// clearing needs CAP_SYS_NICE and keeping never does, so that no thread
-// stays real-time.
+// kernel refuse, it puts it back keeping the reset-on-fork flag (clearing
+// it needs CAP_SYS_NICE, keeping it never does), and should it refuse that
+// too (a policy it will not admit again, like SCHED_DEADLINE), it makes
+// the thread an ordinary one, so that no thread stays real-time.
 func restore(tid int, attr *unix.SchedAttr) error {
-	err := unix.SchedSetAttr(tid, attr, 0)
-	if err == nil || errors.Is(err, unix.ESRCH) {
-		return nil
-	}
 	keep := *attr
 	keep.Flags |= unix.SCHED_FLAG_RESET_ON_FORK
-	return unix.SchedSetAttr(tid, &keep, 0)
+	ordinary := unix.SchedAttr{Policy: unix.SCHED_NORMAL, Flags: unix.SCHED_FLAG_RESET_ON_FORK}
+	var err error
+	for _, a := range []*unix.SchedAttr{attr, &keep, &ordinary} {
+		if err = unix.SchedSetAttr(tid, a, 0); err == nil || errors.Is(err, unix.ESRCH) {
+			return nil
+		}
+	}
+	return err
 }
 
 // threads lists the ids of the process's threads.

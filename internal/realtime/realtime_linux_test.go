@@ -1,32 +1,20 @@
-package realtime
+package realtime_test
 
 import (
-	"os"
 	"runtime"
 	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
-)
 
-// needSupport skips t where the process may not have a burst (it needs
-// CAP_SYS_NICE), unless HAMMER_REQUIRE_REALTIME is set, as CI sets it:
-// there a missing privilege fails the test.
-func needSupport(t *testing.T) {
-	t.Helper()
-	if Supported() {
-		return
-	}
-	if os.Getenv("HAMMER_REQUIRE_REALTIME") != "" {
-		t.Fatal("Supported says no, and HAMMER_REQUIRE_REALTIME is set: run as root with CAP_SYS_NICE")
-	}
-	t.Skip("real-time scheduling needs CAP_SYS_NICE (root); HAMMER_REQUIRE_REALTIME=1 makes this a failure")
-}
+	"github.com/hammer-load/hammer/internal/realtime"
+	"github.com/hammer-load/hammer/internal/realtime/realtimetest"
+)
 
 // policies maps every thread of the process to its scheduling policy.
 func policies(t *testing.T) map[int]uint32 {
 	t.Helper()
-	tids, err := threads()
+	tids, err := realtime.Threads()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +30,11 @@ func policies(t *testing.T) map[int]uint32 {
 // A burst makes every thread of the process SCHED_FIFO and End puts each
 // back; threads the runtime starts meanwhile are ordinary ones.
 func TestBurst(t *testing.T) {
-	needSupport(t)
+	realtimetest.Need(t)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	before := policies(t)
-	b, err := Start()
+	b, err := realtime.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +100,7 @@ func TestBurst(t *testing.T) {
 // End puts back the policy a thread had, not a default: a thread at nice
 // 5 before the burst is at nice 5 after it.
 func TestEndRestoresNice(t *testing.T) {
-	needSupport(t)
+	realtimetest.Need(t)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	tid := unix.Gettid()
@@ -126,7 +114,7 @@ func TestEndRestoresNice(t *testing.T) {
 	if err := unix.SchedSetAttr(tid, &niced, 0); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Start()
+	b, err := realtime.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +132,7 @@ func TestEndRestoresNice(t *testing.T) {
 // putting it back as it was fails; restore then puts it back with the
 // flag kept, and the thread is no longer real-time.
 func TestRestoreWithoutCapSysNice(t *testing.T) {
-	needSupport(t)
+	realtimetest.Need(t)
 	policy := make(chan uint32, 1)
 	errs := make(chan error, 1)
 	go func() {
@@ -154,13 +142,13 @@ func TestRestoreWithoutCapSysNice(t *testing.T) {
 		runtime.LockOSThread()
 		old, err := unix.SchedGetAttr(0, 0)
 		if err == nil {
-			err = unix.SchedSetAttr(0, fifo(), 0)
+			err = unix.SchedSetAttr(0, realtime.FIFO(), 0)
 		}
 		if err == nil {
 			err = dropCapSysNice() // capabilities are per thread
 		}
 		if err == nil {
-			err = restore(0, old)
+			err = realtime.Restore(0, old)
 		}
 		attr, gerr := unix.SchedGetAttr(0, 0)
 		if err == nil {

@@ -1,9 +1,10 @@
 // Package realtimetest tells tests whether this process may have a
-// real-time burst (package realtime), which needs CAP_SYS_NICE on Linux.
-// Without it, tests of the burst skip, unless HAMMER_REQUIRE_REALTIME is
-// set (as .ci/run sets it): then they fail, so that CI never skips them
-// silently. make test does not set it, so that it passes where tests run
-// without the privilege (root in a container without CAP_SYS_NICE).
+// real-time burst (realtime.Supported: Linux, CAP_SYS_NICE, real-time
+// throttling on). Without one, tests of the burst skip, unless
+// HAMMER_REQUIRE_REALTIME=1 (as .ci/run sets it): then they fail, so that
+// CI never skips them silently. make test does not set it, so that it
+// passes where tests run without the privilege (root in a container
+// without CAP_SYS_NICE).
 package realtimetest
 
 import (
@@ -13,16 +14,25 @@ import (
 	"github.com/hammer-load/hammer/internal/realtime"
 )
 
-// EnvRequire, when set, turns a missing privilege into a failure.
+// EnvRequire set to 1 turns a missing burst into a failure.
 const EnvRequire = "HAMMER_REQUIRE_REALTIME"
 
 // Supported reports whether the process may have a real-time burst; when
-// it may not and EnvRequire is set, it fails t.
+// it may not and EnvRequire is 1, it fails t.
 func Supported(t testing.TB) bool {
 	t.Helper()
 	ok := realtime.Supported()
-	if !ok && os.Getenv(EnvRequire) != "" {
-		t.Fatalf("no real-time scheduling here (it needs CAP_SYS_NICE on Linux), and %s is set", EnvRequire)
+	if !ok && os.Getenv(EnvRequire) == "1" {
+		t.Fatalf("no real-time burst here (realtime.Supported: Linux, CAP_SYS_NICE, real-time throttling on), and %s=1", EnvRequire)
 	}
 	return ok
+}
+
+// Need skips t where the process may not have a real-time burst, or fails
+// it when EnvRequire is 1.
+func Need(t testing.TB) {
+	t.Helper()
+	if !Supported(t) {
+		t.Skipf("no real-time burst here (it needs Linux, CAP_SYS_NICE and real-time throttling on); %s=1 makes this a failure", EnvRequire)
+	}
 }
