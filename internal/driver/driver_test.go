@@ -96,8 +96,8 @@ func TestRaceModes(t *testing.T) {
 				t.Errorf("incomplete: %v", res.Run.Incomplete)
 			}
 			checkHandoff(t, res, tt.mode.UsesLock(), tt.mode.UsesLock() && !tt.noHint)
-			// The workers are this test binary: as root, each starts in
-			// real time unless told not to.
+			// The workers are this test binary: where a burst may be had,
+			// each starts in one unless told not to.
 			want := o.Procs
 			if tt.ordinary || !realtimetest.Supported(t) {
 				want = 0

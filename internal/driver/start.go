@@ -33,8 +33,8 @@ type barrier struct {
 	gcPercent int
 	resume    sync.Once
 	// burstWanted asks openAt for a real-time burst; burst is it, once
-	// started (nil if it could not be), and limit bounds it from the go
-	// instant.
+	// started (nil if it could not be), and limit bounds it after the go
+	// instant (its timer runs burstLead + limit from its beginning).
 	burstWanted bool
 	burst       *realtime.Burst
 	limit       time.Duration
