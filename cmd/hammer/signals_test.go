@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +21,13 @@ import (
 // with its stdout and stderr.
 func startHammer(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
+	var stdout, stderr bytes.Buffer
+	return startHammerTo(t, &stdout, &stderr, args...), &stdout, &stderr
+}
+
+// startHammerTo is startHammer writing to stdout and stderr.
+func startHammerTo(t *testing.T, stdout, stderr io.Writer, args ...string) *exec.Cmd {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -26,13 +35,40 @@ func startHammer(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), envTestMain+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
-	return cmd, &stdout, &stderr
+	return cmd
+}
+
+// watched is a stderr that closes seen once what it was written contains
+// want.
+type watched struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func newWatched(want string) *watched { return &watched{want: want, seen: make(chan struct{})} }
+
+func (w *watched) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	had := strings.Contains(w.buf.String(), w.want)
+	w.buf.Write(p)
+	if !had && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *watched) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 // children returns the pids and states ("R", "S", "T" …) of parent's child
@@ -129,12 +165,19 @@ func TestStopSignals(t *testing.T) {
 // clean-up the first one started.
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	cmd, _, stderr := startHammer(t, append([]string{"run", "--mode", "lock-only", "--fault", "pause-stop",
+	stderr := newWatched("stopping the race")
+	cmd := startHammerTo(t, io.Discard, stderr, append([]string{"run", "--mode", "lock-only", "--fault", "pause-stop",
 		"--lock-ttl", "10s", "--procs", "2", "--goroutines", "20", "--seats", "20", "--quiet", "--out", out}, stackArgs(t)...)...)
 	pid := cmd.Process.Pid
 	waitFor(t, 30*time.Second, "a worker stopped by the fault", func() bool { return anyIn(children(pid), "T") })
 	_ = syscall.Kill(pid, syscall.SIGINT)
-	time.Sleep(100 * time.Millisecond) // two signals sent at once arrive as one
+	// The second once hammer has said the first was handled (two sent at
+	// once arrive as one), before its clean-up can have ended.
+	select {
+	case <-stderr.seen:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("hammer did not say it was stopping after an interrupt; stderr %q", stderr)
+	}
 	_ = syscall.Kill(pid, syscall.SIGINT)
 	code, took := exitCode(t, cmd)
 	if code != exitInfra || !strings.Contains(stderr.String(), "exiting at once") {

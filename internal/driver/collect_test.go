@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -51,5 +52,43 @@ func TestCollectTellsBadOutputFromLostAgent(t *testing.T) {
 				t.Errorf("incomplete = %q, want %q and not %q", got, tt.want, tt.not)
 			}
 		})
+	}
+}
+
+// wrapProc is a worker that records the controls sent to it; its output
+// is out, and gone says it has ended.
+type wrapProc struct {
+	remoteProc
+	gone  bool
+	wraps *int
+}
+
+func (p wrapProc) ended() bool { return p.gone }
+
+func (p wrapProc) send(v any) error {
+	if c, ok := v.(control); ok && c.Wrap {
+		*p.wraps++
+	}
+	return nil
+}
+
+// TestWrapWaitsForEveryWorker: the coordinator tells its workers to wrap
+// up only once every one has finished or its output has ended, tells each
+// once, and tells none that has ended.
+func TestWrapWaitsForEveryWorker(t *testing.T) {
+	wraps := make([]int, 3)
+	f := &fleet{events: make(chan event, 16), quit: make(chan struct{})}
+	for p := range wraps {
+		f.ws = append(f.ws, &worker{proc: wrapProc{gone: p == 1, wraps: &wraps[p]}})
+	}
+	f.finish(0)
+	f.finish(1) // its output ended
+	if got := wraps[0] + wraps[2]; got != 0 {
+		t.Fatalf("%d wraps sent while worker 2 races; want none", got)
+	}
+	f.finish(2)
+	f.finish(0) // its output ends after it was told
+	if want := []int{1, 0, 1}; !slices.Equal(wraps, want) {
+		t.Errorf("wraps sent = %v, want %v (one to each worker still running)", wraps, want)
 	}
 }

@@ -22,6 +22,8 @@ type worker struct {
 	clock agent.Clock
 	drift time.Duration // how far clock moved by the end of the race
 	done  bool          // sent its done message
+	// finished: sent its finished message, or its output ended.
+	finished bool
 	// realtime: the worker's start was a real-time burst, as its done
 	// message says, or, without one, as its ready message announced.
 	realtime bool
@@ -34,6 +36,8 @@ type fleet struct {
 	ws     []*worker
 	events chan event
 	quit   chan struct{} // closed on shutdown so that readers stop
+	// wrapped: every worker was told to wrap up (see finish).
+	wrapped bool
 }
 
 // startWorkers starts the race's workers, as child processes or, with
@@ -197,6 +201,28 @@ func (f *fleet) realtimeWorkers() int {
 		}
 	}
 	return n
+}
+
+// finish notes that worker p has finished its attempts (or ended); once
+// every worker has, it tells those still running to wrap up (see
+// finishLine). A worker that cannot be told is left to the race's timeout
+// and the shipping of a stopped race, like one that does not answer.
+func (f *fleet) finish(p int) {
+	f.ws[p].finished = true
+	if f.wrapped {
+		return
+	}
+	for _, w := range f.ws {
+		if !w.finished {
+			return
+		}
+	}
+	f.wrapped = true
+	for _, w := range f.ws {
+		if !w.proc.ended() {
+			_ = w.proc.send(control{Wrap: true})
+		}
+	}
 }
 
 // wait reaps every worker and says which ones did not finish cleanly.

@@ -146,9 +146,12 @@ func (r *resumes) wait(key string) <-chan struct{} {
 	return ch
 }
 
-// listen resumes contenders as the coordinator says, and calls ship when
-// it asks for the records, until stdin closes.
-func (r *resumes) listen(dec *json.Decoder, ship func()) {
+// listen resumes contenders as the coordinator says, calls ship when it
+// asks for the records and wrap when it says to wrap up, until stdin
+// closes. A race being stopped (ship) or a coordinator gone (stdin closed)
+// wraps up too.
+func (r *resumes) listen(dec *json.Decoder, ship, wrap func()) {
+	defer wrap()
 	for {
 		var c control
 		if err := dec.Decode(&c); err != nil {
@@ -156,6 +159,11 @@ func (r *resumes) listen(dec *json.Decoder, ship func()) {
 		}
 		if c.Ship {
 			ship()
+			wrap()
+			continue
+		}
+		if c.Wrap {
+			wrap()
 			continue
 		}
 		r.mu.Lock()

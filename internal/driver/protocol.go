@@ -9,7 +9,9 @@
 //
 // Coordinator and workers talk JSON lines over the worker's stdin and
 // stdout: the coordinator sends a workerConfig and later a goSignal; the
-// worker answers with one ready message, one message per attempt, and done.
+// worker answers with one ready message, its attempts' records, finished
+// once its last attempt has ended and, after the coordinator's wrap (sent
+// when every worker has finished), its histograms and done.
 package driver
 
 import (
@@ -98,7 +100,11 @@ type message struct {
 	// was.
 	Realtime bool             `json:"realtime,omitempty"`
 	Attempt  *history.Attempt `json:"attempt,omitempty"`
-	Done     bool             `json:"done,omitempty"`
+	// Finished says that the worker's last attempt has ended; it holds
+	// its records, histograms and connections until the coordinator's
+	// wrap (see finishLine).
+	Finished bool `json:"finished,omitempty"`
+	Done     bool `json:"done,omitempty"`
 	// Fatal is set when the worker could not start (bad URL, server down).
 	Fatal string `json:"fatal,omitempty"`
 	// Strike asks the coordinator to inject a fault on this contender; the
@@ -129,6 +135,9 @@ type control struct {
 	// Ship asks the worker to send every record it holds now: the race is
 	// being stopped, and the worker will be killed.
 	Ship bool `json:"ship,omitempty"`
+	// Wrap tells a finished worker that every worker has finished: it may
+	// send the rest and close.
+	Wrap bool `json:"wrap,omitempty"`
 }
 
 // attemptKey identifies one copy of one attempt.

@@ -157,6 +157,7 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 			switch {
 			case ev.eof:
 				open--
+				f.finish(ev.proc)
 				if ship.answered(ev.proc) {
 					f.kill()
 				}
@@ -184,6 +185,8 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 				if o.OnAttempt != nil {
 					o.OnAttempt(*ev.msg.Attempt)
 				}
+			case ev.msg.Finished:
+				f.finish(ev.proc)
 			case ev.msg.Done:
 				f.ws[ev.proc].done = true
 				f.ws[ev.proc].realtime = ev.msg.Realtime
