@@ -52,6 +52,7 @@ type watched struct {
 	seen chan struct{}
 }
 
+// newWatched is a stderr that watches for want.
 func newWatched(want string) *watched { return &watched{want: want, seen: make(chan struct{})} }
 
 func (w *watched) Write(p []byte) (int, error) {

@@ -55,40 +55,69 @@ func TestCollectTellsBadOutputFromLostAgent(t *testing.T) {
 	}
 }
 
-// wrapProc is a worker that records the controls sent to it; its output
-// is out, and gone says it has ended.
+// wrapProc is a worker whose output is out; it counts the wraps sent to
+// it and, if wrapped is set, closes wrapped at the first (and when
+// killed).
 type wrapProc struct {
 	remoteProc
-	gone  bool
-	wraps *int
+	wraps   *int
+	wrapped io.Closer
 }
-
-func (p wrapProc) ended() bool { return p.gone }
 
 func (p wrapProc) send(v any) error {
 	if c, ok := v.(control); ok && c.Wrap {
 		*p.wraps++
+		if *p.wraps == 1 && p.wrapped != nil {
+			p.wrapped.Close()
+		}
 	}
 	return nil
 }
 
+func (p wrapProc) kill() {
+	if p.wrapped != nil {
+		p.wrapped.Close()
+	}
+}
+
 // TestWrapWaitsForEveryWorker: the coordinator tells its workers to wrap
 // up only once every one has finished or its output has ended, tells each
-// once, and tells none that has ended.
+// once, and tells none whose output has ended.
 func TestWrapWaitsForEveryWorker(t *testing.T) {
 	wraps := make([]int, 3)
 	f := &fleet{events: make(chan event, 16), quit: make(chan struct{})}
 	for p := range wraps {
-		f.ws = append(f.ws, &worker{proc: wrapProc{gone: p == 1, wraps: &wraps[p]}})
+		f.ws = append(f.ws, &worker{proc: wrapProc{wraps: &wraps[p]}})
 	}
 	f.finish(0)
-	f.finish(1) // its output ended
+	f.ws[1].gone = true // its output ended, as collect notes it
+	f.finish(1)
 	if got := wraps[0] + wraps[2]; got != 0 {
 		t.Fatalf("%d wraps sent while worker 2 races; want none", got)
 	}
 	f.finish(2)
-	f.finish(0) // its output ends after it was told
+	f.ws[0].gone = true // its output ends after it was told
+	f.finish(0)
 	if want := []int{1, 0, 1}; !slices.Equal(wraps, want) {
 		t.Errorf("wraps sent = %v, want %v (one to each worker still running)", wraps, want)
+	}
+}
+
+// TestCollectWrapsFinishedWorkers: workers that say finished and end
+// their output only when told to wrap up are told, and the race ends
+// complete.
+func TestCollectWrapsFinishedWorkers(t *testing.T) {
+	wraps := make([]int, 2)
+	f := &fleet{events: make(chan event, 16), quit: make(chan struct{})}
+	defer close(f.quit)
+	for p := range wraps {
+		r, w := io.Pipe()
+		go func() { _, _ = io.WriteString(w, `{"finished":true}`+"\n") }()
+		f.ws = append(f.ws, &worker{proc: wrapProc{remoteProc: remoteProc{out: r}, wraps: &wraps[p], wrapped: w}})
+	}
+	f.listen()
+	_, _, _, incomplete := f.collect(context.Background(), Options{Timeout: 5 * time.Second}, &striker{}, nil, time.Now().UnixNano())
+	if len(incomplete) > 0 || !slices.Equal(wraps, []int{1, 1}) {
+		t.Errorf("incomplete %q, wraps sent %v; want a complete race and one wrap to each worker", incomplete, wraps)
 	}
 }

@@ -14,10 +14,12 @@ import (
 
 // TestWorkerWaitsAtFinishLine runs a worker of the canned contender in this
 // process: once its attempts have ended it says finished and sends nothing
-// more — no histograms, no done — until the coordinator says wrap, or its
-// stdin closes (the coordinator gone).
+// more — no records, no histograms, no done — until the coordinator says
+// wrap, asks for its records (a stopped race) or goes away (its stdin
+// closes). The race is over well within the second after which a worker
+// sends what it holds anyway.
 func TestWorkerWaitsAtFinishLine(t *testing.T) {
-	for _, how := range []string{"wrap", "stdin closed"} {
+	for _, how := range []string{"wrap", "ship", "stdin closed"} {
 		t.Run(how, func(t *testing.T) {
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
@@ -26,17 +28,21 @@ func TestWorkerWaitsAtFinishLine(t *testing.T) {
 				code <- driver.WorkerMain(context.Background(), inR, outW, driver.Kit{Contenders: contenders()})
 				outW.Close()
 			}()
-			lines := make(chan map[string]any)
+			lines, quit := make(chan map[string]any), make(chan struct{})
+			t.Cleanup(func() { close(quit); inW.Close(); outR.Close() })
 			go func() {
 				defer close(lines)
 				sc := bufio.NewScanner(outR)
 				for sc.Scan() {
 					var m map[string]any
-					if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-						t.Errorf("worker wrote %q: %v", sc.Text(), err)
+					if json.Unmarshal(sc.Bytes(), &m) != nil {
+						m = map[string]any{"bad line": sc.Text()}
+					}
+					select {
+					case lines <- m:
+					case <-quit:
 						return
 					}
-					lines <- m
 				}
 			}()
 			next := func() map[string]any {
@@ -45,6 +51,9 @@ func TestWorkerWaitsAtFinishLine(t *testing.T) {
 				case m, ok := <-lines:
 					if !ok {
 						t.Fatal("worker output ended")
+					}
+					if m["bad line"] != nil {
+						t.Fatalf("worker wrote %q", m["bad line"])
 					}
 					return m
 				case <-time.After(10 * time.Second):
@@ -63,34 +72,38 @@ func TestWorkerWaitsAtFinishLine(t *testing.T) {
 				t.Fatalf("first message %v, want ready", m)
 			}
 			write(fmt.Sprintf(`{"go_ns":%d}`, time.Now().Add(10*time.Millisecond).UnixNano()))
-			for m := next(); m["finished"] != true; m = next() {
-				if m["done"] == true || m["histograms"] != nil {
-					t.Fatalf("worker sent %v before it said finished", m)
-				}
+			if m := next(); m["finished"] != true {
+				t.Fatalf("worker sent %v before it said finished", m)
 			}
 			select {
 			case m := <-lines:
 				t.Fatalf("worker sent %v after finished, before it was told to wrap up", m)
 			case <-time.After(200 * time.Millisecond):
 			}
-			if how == "wrap" {
+			switch how {
+			case "wrap":
 				write(`{"wrap":true}`)
-			} else {
+			case "ship":
+				write(`{"ship":true}`)
+			default:
 				inW.Close()
 			}
 			var attempts int
+			shipped := how != "ship"
 			for m := next(); m["done"] != true; m = next() {
-				if m["attempt"] != nil {
+				switch {
+				case m["attempt"] != nil:
 					attempts++
+				case m["shipped"] == true:
+					shipped = attempts == 6
 				}
 			}
-			if attempts != 6 {
-				t.Errorf("%d attempt records after the wrap, want 6 (held until then)", attempts)
+			if attempts != 6 || !shipped {
+				t.Errorf("%d attempt records after the %s (shipped after all of them: %v), want 6", attempts, how, shipped)
 			}
 			if c := <-code; c != 0 {
 				t.Errorf("WorkerMain = %d, want 0", c)
 			}
-			inW.Close()
 		})
 	}
 }

@@ -22,8 +22,8 @@ type worker struct {
 	clock agent.Clock
 	drift time.Duration // how far clock moved by the end of the race
 	done  bool          // sent its done message
-	// finished: sent its finished message, or its output ended.
-	finished bool
+	// finished: sent its finished message, or its output ended (gone).
+	finished, gone bool
 	// realtime: the worker's start was a real-time burst, as its done
 	// message says, or, without one, as its ready message announced.
 	realtime bool
@@ -203,10 +203,11 @@ func (f *fleet) realtimeWorkers() int {
 	return n
 }
 
-// finish notes that worker p has finished its attempts (or ended); once
-// every worker has, it tells those still running to wrap up (see
-// finishLine). A worker that cannot be told is left to the race's timeout
-// and the shipping of a stopped race, like one that does not answer.
+// finish notes that worker p has finished its attempts (or its output
+// ended); once every worker has, it tells those whose output goes on to
+// wrap up (see WorkerMain's finish line). A worker that cannot be told is
+// left to the race's timeout and the shipping of a stopped race, like one
+// that does not answer.
 func (f *fleet) finish(p int) {
 	f.ws[p].finished = true
 	if f.wrapped {
@@ -219,7 +220,7 @@ func (f *fleet) finish(p int) {
 	}
 	f.wrapped = true
 	for _, w := range f.ws {
-		if !w.proc.ended() {
+		if !w.gone {
 			_ = w.proc.send(control{Wrap: true})
 		}
 	}

@@ -9,9 +9,11 @@
 //
 // Coordinator and workers talk JSON lines over the worker's stdin and
 // stdout: the coordinator sends a workerConfig and later a goSignal; the
-// worker answers with one ready message, its attempts' records, finished
-// once its last attempt has ended and, after the coordinator's wrap (sent
-// when every worker has finished), its histograms and done.
+// worker answers with one ready message, then finished once its last
+// attempt has ended and, after the coordinator's wrap (sent when every
+// worker has finished), the records it still holds, its histograms and
+// done. Records go out once a second while it races or waits, or at once
+// under a fault that stops or kills workers.
 package driver
 
 import (
@@ -100,9 +102,9 @@ type message struct {
 	// was.
 	Realtime bool             `json:"realtime,omitempty"`
 	Attempt  *history.Attempt `json:"attempt,omitempty"`
-	// Finished says that the worker's last attempt has ended; it holds
-	// its records, histograms and connections until the coordinator's
-	// wrap (see finishLine).
+	// Finished says that the worker's last attempt has ended; it keeps
+	// the records it has not sent yet, its histograms and its connections
+	// until the coordinator's wrap (see WorkerMain's finish line).
 	Finished bool `json:"finished,omitempty"`
 	Done     bool `json:"done,omitempty"`
 	// Fatal is set when the worker could not start (bad URL, server down).

@@ -157,6 +157,7 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 			switch {
 			case ev.eof:
 				open--
+				f.ws[ev.proc].gone = true
 				f.finish(ev.proc)
 				if ship.answered(ev.proc) {
 					f.kill()

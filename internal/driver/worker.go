@@ -63,11 +63,19 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 		// The coordinator went away before the start: nothing was attempted.
 		return 3
 	}
-	fin := newFinishLine()
+	// The finish line: a worker whose attempts have all ended waits until
+	// every worker's have (the coordinator's wrap), a stopped race asks
+	// for its records or the coordinator goes away. Sending the rest of
+	// its records and its histograms, closing its connections (their
+	// server processes exit) and exiting would otherwise take CPU from
+	// the workers still racing on the cores they share, and make the
+	// race's wall longer by it.
+	finish, cross := context.WithCancel(ctx)
+	defer cross()
 	go res.listen(dec, func() {
 		ob.ship()
 		w.send(message{Shipped: true})
-	}, fin.cross)
+	}, cross)
 	at := sig.At - w.shift // on the real clock
 	stopShipping := ob.shipping()
 	start.openAt(at)
@@ -76,34 +84,11 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	}
 	done.Wait()
 	w.send(message{Finished: true})
-	fin.wait(ctx)
+	<-finish.Done()
 	stopShipping()
 	ob.histograms()
 	w.send(message{Done: true, Realtime: start.burst != nil})
 	return 0
-}
-
-// finishLine holds a worker whose attempts have all ended until every
-// worker's have (the coordinator's wrap): sending its records and
-// histograms, closing its connections (their server processes exit) and
-// exiting would otherwise take CPU from the workers still racing on the
-// cores they share, and the race's wall would be longer by it.
-type finishLine struct {
-	once    sync.Once
-	crossed chan struct{}
-}
-
-func newFinishLine() *finishLine { return &finishLine{crossed: make(chan struct{})} }
-
-// cross lets the worker wrap up; only the first call acts.
-func (f *finishLine) cross() { f.once.Do(func() { close(f.crossed) }) }
-
-// wait blocks until the line is crossed or ctx ends.
-func (f *finishLine) wait(ctx context.Context) {
-	select {
-	case <-f.crossed:
-	case <-ctx.Done():
-	}
 }
 
 // startContenders starts the worker's goroutines, each of which readies
