@@ -58,10 +58,13 @@ func newWatched(want string) *watched { return &watched{want: want, seen: make(c
 func (w *watched) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	had := strings.Contains(w.buf.String(), w.want)
 	w.buf.Write(p)
-	if !had && strings.Contains(w.buf.String(), w.want) {
-		close(w.seen)
+	select {
+	case <-w.seen:
+	default:
+		if strings.Contains(w.buf.String(), w.want) {
+			close(w.seen)
+		}
 	}
 	return len(p), nil
 }

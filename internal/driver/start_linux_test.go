@@ -1,8 +1,6 @@
 package driver
 
 import (
-	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +16,14 @@ import (
 // scheduling once the last has passed, or, should one never pass, once
 // the burst's limit is up; without realtime, no thread is real-time.
 func TestRealtimeStart(t *testing.T) {
+	fifoThreads := func() (tids []int) {
+		for tid, p := range realtimetest.Policies(t) {
+			if p == unix.SCHED_FIFO {
+				tids = append(tids, tid)
+			}
+		}
+		return tids
+	}
 	realtimetest.Need(t)
 	for _, tt := range []struct {
 		name      string
@@ -52,32 +58,12 @@ func TestRealtimeStart(t *testing.T) {
 			t.Errorf("%s: %d of %d goroutines passed on a SCHED_FIFO thread", tt.name, got, n)
 		}
 		deadline := time.Now().Add(time.Second)
-		for len(fifoThreads(t)) > 0 && time.Now().Before(deadline) {
+		for len(fifoThreads()) > 0 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
-		if left := fifoThreads(t); len(left) > 0 {
+		if left := fifoThreads(); len(left) > 0 {
 			t.Errorf("%s: threads %v still SCHED_FIFO after the start", tt.name, left)
 		}
 		b.release()
 	}
-}
-
-// fifoThreads lists the threads of the process running as SCHED_FIFO.
-func fifoThreads(t *testing.T) []int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fifo []int
-	for _, e := range ents {
-		var tid int
-		if _, err := fmt.Sscan(e.Name(), &tid); err != nil {
-			continue
-		}
-		if attr, err := unix.SchedGetAttr(tid, 0); err == nil && attr.Policy == unix.SCHED_FIFO {
-			fifo = append(fifo, tid)
-		}
-	}
-	return fifo
 }

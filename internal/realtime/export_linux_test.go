@@ -4,5 +4,4 @@ package realtime
 var (
 	FIFO    = fifo
 	Restore = restore
-	Threads = threads
 )

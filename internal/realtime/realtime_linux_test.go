@@ -11,35 +11,19 @@ import (
 	"github.com/hammer-load/hammer/internal/realtime/realtimetest"
 )
 
-// policies maps every thread of the process to its scheduling policy.
-func policies(t *testing.T) map[int]uint32 {
-	t.Helper()
-	tids, err := realtime.Threads()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[int]uint32{}
-	for _, tid := range tids {
-		if attr, err := unix.SchedGetAttr(tid, 0); err == nil {
-			got[tid] = attr.Policy
-		}
-	}
-	return got
-}
-
 // A burst makes every thread of the process SCHED_FIFO and End puts each
 // back; threads the runtime starts meanwhile are ordinary ones.
 func TestBurst(t *testing.T) {
 	realtimetest.Need(t)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	before := policies(t)
+	before := realtimetest.Policies(t)
 	b, err := realtime.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.End()
-	during := policies(t)
+	during := realtimetest.Policies(t)
 	for tid := range before {
 		if p, ok := during[tid]; ok && p != unix.SCHED_FIFO {
 			t.Errorf("thread %d has policy %d during the burst, want SCHED_FIFO (%d)", tid, p, unix.SCHED_FIFO)
@@ -61,14 +45,14 @@ func TestBurst(t *testing.T) {
 		})
 	}
 	for range 100 {
-		if len(policies(t)) > len(during)+2 {
+		if len(realtimetest.Policies(t)) > len(during)+2 {
 			break
 		}
 		runtime.Gosched()
 		unix.Nanosleep(&unix.Timespec{Nsec: 1e6}, nil)
 	}
 	started := 0
-	for tid, p := range policies(t) {
+	for tid, p := range realtimetest.Policies(t) {
 		if _, old := during[tid]; old {
 			continue
 		}
@@ -82,7 +66,7 @@ func TestBurst(t *testing.T) {
 	}
 
 	b.End()
-	for tid, p := range policies(t) {
+	for tid, p := range realtimetest.Policies(t) {
 		if p == unix.SCHED_FIFO {
 			t.Errorf("thread %d is still SCHED_FIFO after End", tid)
 		}

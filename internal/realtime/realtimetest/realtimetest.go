@@ -5,6 +5,9 @@
 // CI never skips them silently. make test does not set it, so that it
 // passes where tests run without the privilege (root in a container
 // without CAP_SYS_NICE).
+//
+// Policies (Linux) reads every thread's scheduling policy, for tests that
+// check which threads a burst changed.
 package realtimetest
 
 import (
