@@ -203,6 +203,12 @@ type Run struct {
 	// worker does in the open model, with --realtime-start=false, or
 	// without the privilege.
 	RealtimeWorkers int `json:"realtime_workers,omitempty"`
+	// WorkerGoMaxProcs is the largest GOMAXPROCS a worker process raced
+	// with: a worker on the coordinator's host takes its share of the
+	// CPUs, ceil(CPUs ÷ workers), unless the GOMAXPROCS environment
+	// variable is set; a worker on an agent, alone on its host, all of
+	// them. Zero for a run that never raced or a hammer older than it.
+	WorkerGoMaxProcs int `json:"worker_gomaxprocs,omitempty"`
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.
 	Incomplete []string `json:"incomplete,omitempty"`

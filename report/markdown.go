@@ -86,6 +86,7 @@ func writeVerdicts(b *strings.Builder, s Summary) {
 	}
 	writeFloorNote(b, s)
 	writeStartNote(b, s)
+	writeCPUNote(b, s)
 	for _, sk := range s.Skipped {
 		fmt.Fprintf(b, "\nSkipped: %s\n", sk)
 	}

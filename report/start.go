@@ -44,3 +44,31 @@ func writeStartNote(b *strings.Builder, s Summary) {
 			"starting, and the start skew is larger.\n", burstWhy, strings.Join(ordinary, ", "))
 	}
 }
+
+// writeCPUNote says under report.md's verdict table with how many of its
+// host's CPUs each worker process's Go runtime raced (GOMAXPROCS), for
+// the runs that recorded it.
+func writeCPUNote(b *strings.Builder, s Summary) {
+	var runs []string
+	same := 0 // the one value every recording run had, -1 when they differ
+	for _, r := range s.Runs {
+		if r.WorkerGoMaxProcs == 0 {
+			continue
+		}
+		if same == 0 {
+			same = r.WorkerGoMaxProcs
+		} else if same != r.WorkerGoMaxProcs {
+			same = -1
+		}
+		runs = append(runs, fmt.Sprintf("`%s` %d", r.Name, r.WorkerGoMaxProcs))
+	}
+	const why = "a worker sharing its host with others of the race takes its share of the CPUs, ceil(CPUs ÷ workers); " +
+		"the GOMAXPROCS environment variable overrides it"
+	switch {
+	case len(runs) == 0:
+	case same > 0:
+		fmt.Fprintf(b, "\nEvery worker process raced with GOMAXPROCS %d (%s).\n", same, why)
+	default:
+		fmt.Fprintf(b, "\nThe worker processes' GOMAXPROCS (%s): %s.\n", why, strings.Join(runs, ", "))
+	}
+}

@@ -52,3 +52,28 @@ func TestStartNote(t *testing.T) {
 		})
 	}
 }
+
+// The CPU note gives the one GOMAXPROCS every worker raced with, or each
+// run's when they differ; it is absent when no run recorded one.
+func TestCPUNote(t *testing.T) {
+	run := func(name string, n int) RunSummary { return RunSummary{Name: name, WorkerGoMaxProcs: n} }
+	tests := []struct {
+		name string
+		runs []RunSummary
+		want string // "" for no note
+	}{
+		{"one value", []RunSummary{run("a", 1), run("b", 1), run("old", 0)}, "Every worker process raced with GOMAXPROCS 1 ("},
+		{"values differ", []RunSummary{run("a", 1), run("old", 0), run("b", 2)}, "): `a` 1, `b` 2.\n"},
+		{"none recorded", []RunSummary{run("old", 0)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			writeCPUNote(&b, Summary{Runs: tt.runs})
+			got := b.String()
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("note %q; want one containing %q", got, tt.want)
+			}
+		})
+	}
+}

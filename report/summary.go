@@ -72,6 +72,9 @@ type RunSummary struct {
 	// RealtimeWorkers is how many of the Procs worker processes started
 	// their contenders in a real-time burst (history.Run.RealtimeWorkers).
 	RealtimeWorkers int `json:"realtime_workers"`
+	// WorkerGoMaxProcs is the largest GOMAXPROCS a worker process raced
+	// with (history.Run.WorkerGoMaxProcs); absent from older runs.
+	WorkerGoMaxProcs int `json:"worker_gomaxprocs,omitempty"`
 	// Agents are the agents the run's workers ran on, by process; absent
 	// when they were the coordinator's child processes.
 	Agents []AgentSummary `json:"agents,omitempty"`
@@ -150,7 +153,8 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,
 		Violations: rv.Verdict.Violations, Notes: rv.Verdict.Notes, Undetermined: rv.Verdict.Undetermined,
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
-		StartSkewMs: ms(st.StartSkew), PeakInFlight: st.PeakInFlight, RealtimeWorkers: rv.Run.RealtimeWorkers, ElapsedMs: ms(st.Elapsed),
+		StartSkewMs: ms(st.StartSkew), PeakInFlight: st.PeakInFlight, RealtimeWorkers: rv.Run.RealtimeWorkers,
+		WorkerGoMaxProcs: rv.Run.WorkerGoMaxProcs, ElapsedMs: ms(st.Elapsed),
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
 		Floor: physicalFloor(rv.Run, st), Checkers: rv.Verdict.Checkers, Agents: agentSummaries(rv.Run, st.first),
 	}

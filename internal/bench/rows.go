@@ -118,20 +118,21 @@ func MeasurementRows(rounds []Round) []Row {
 	wall := func(figure, how string, f func(Round) Value) Row {
 		return Row{Figure: figure, Anchor: how, Rounds: each(rounds, f), Format: millis}
 	}
+	pairs := fmt.Sprintf(", median of %d", wallPairs)
 	return []Row{
 		{Figure: "pgbench", Anchor: "tps, -c 16 -M prepared, same transaction", Format: perSec,
 			Rounds: each(rounds, func(r Round) Value { return r.PgbenchTPS })},
 		{Figure: "hammer update-only throughput", Anchor: "sold ÷ elapsed_ms, 1 × 16, --pool 16, big sector", Format: perSec,
 			Rounds: each(rounds, func(r Round) Value { return r.HammerTPS })},
-		wall("minimal Go race", "wall, 1000 goroutines, pgxpool 32", func(r Round) Value { return r.MinimalWall }),
+		wall("minimal Go race", "wall, 1000 goroutines, pgxpool 32"+pairs, func(r Round) Value { return r.MinimalWall }),
 		wall(fmt.Sprintf("minimal Go race, %d processes", raceProcs), fmt.Sprintf("wall, %d × %d goroutines, pgxpool %d each", raceProcs, raceGoroutines, racePool),
 			func(r Round) Value { return r.MinimalProcsWall }),
-		wall("minimal Go race, start skew", "latest − earliest start, 1000 goroutines, pgxpool 32", func(r Round) Value { return r.MinimalSkew }),
+		wall("minimal Go race, start skew", "latest − earliest start, 1000 goroutines, pgxpool 32"+pairs, func(r Round) Value { return r.MinimalSkew }),
 		wall(fmt.Sprintf("minimal Go race, %d processes, start skew", raceProcs), fmt.Sprintf("latest − earliest start, %d × %d goroutines", raceProcs, raceGoroutines),
 			func(r Round) Value { return r.MinimalProcsSkew }),
 		wall(fmt.Sprintf("minimal Go race of %d, start skew", smallContenders()), fmt.Sprintf("latest − earliest start, %d goroutines, pgxpool %d", smallContenders(), raceConns),
 			func(r Round) Value { return r.MinimalSmallSkew }),
-		wall("hammer update-only race", "elapsed_ms, 4 × 250, --pool 8", func(r Round) Value { return r.UpdateOnlyWall }),
+		wall("hammer update-only race", "elapsed_ms, 4 × 250, --pool 8"+pairs, func(r Round) Value { return r.UpdateOnlyWall }),
 		wall("hammer update-only race, one process", fmt.Sprintf("elapsed_ms, 1 × %d, --pool %d", raceContenders, raceConns),
 			func(r Round) Value { return r.OneProcWall }),
 		wall("hammer lock-plus-update race", "elapsed_ms, 4 × 250, --pool 8", func(r Round) Value { return r.LockPlusUpdateWall }),

@@ -38,6 +38,18 @@ func Ratio(a, b Value) Value {
 	return Known(a.V / b.V)
 }
 
+// Least is the smallest of the values that are not missing; NA when every
+// value is missing.
+func Least(vs []Value) Value {
+	least := NA()
+	for _, v := range vs {
+		if !v.Missing() && (least.Missing() || v.V < least.V) {
+			least = v
+		}
+	}
+	return least
+}
+
 // Median is the median of the values that are not missing (the mean of
 // the middle two for an even count); NA when every value is missing.
 func Median(vs []Value) Value {

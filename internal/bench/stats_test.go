@@ -25,6 +25,26 @@ func TestMedian(t *testing.T) {
 	}
 }
 
+func TestLeast(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []Value
+		want Value
+	}{
+		{name: "smallest", in: []Value{Known(4), Known(3), Known(4)}, want: Known(3)},
+		{name: "missing values are left out", in: []Value{NA(), Known(4), Known(0)}, want: Known(0)},
+		{name: "all missing", in: []Value{NA()}, want: NA()},
+		{name: "none", in: nil, want: NA()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Least(tt.in); got != tt.want {
+				t.Errorf("Least(%v) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestRatio(t *testing.T) {
 	tests := []struct {
 		name string

@@ -3,6 +3,8 @@ package driver_test
 import (
 	"context"
 	"os"
+	"runtime"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -105,6 +107,7 @@ func TestRaceModes(t *testing.T) {
 			if res.Run.RealtimeWorkers != want {
 				t.Errorf("%d of %d workers started in real time, want %d", res.Run.RealtimeWorkers, o.Procs, want)
 			}
+			checkShare(t, res.Run.WorkerGoMaxProcs, o.Procs)
 			if res.Run.CommitLatency <= 0 || len(res.Warnings) > 0 {
 				t.Errorf("commit latency %d ns, warnings %q; want a measured latency and no warning", res.Run.CommitLatency, res.Warnings)
 			}
@@ -244,5 +247,22 @@ func TestFaultThatNeverStruckIsUnknown(t *testing.T) {
 	}
 	if v := check(res); v.Status != verify.Unknown {
 		t.Fatalf("verdict %s, want unknown", v.Summary())
+	}
+}
+
+// checkShare checks that the procs workers of a race on this host raced
+// with their share of its CPUs, or with the GOMAXPROCS the environment
+// sets. The default GOMAXPROCS may be below NumCPU (a container's CPU
+// limit), never above it.
+func checkShare(t *testing.T, got, procs int) {
+	t.Helper()
+	if env := os.Getenv("GOMAXPROCS"); env != "" {
+		if want, err := strconv.Atoi(env); err == nil && got != want {
+			t.Errorf("workers raced with GOMAXPROCS %d, want the environment's %d", got, want)
+		}
+		return
+	}
+	if most := (runtime.NumCPU() + procs - 1) / procs; got < 1 || got > most {
+		t.Errorf("workers raced with GOMAXPROCS %d, want 1 to %d (%d CPUs shared by %d workers)", got, most, runtime.NumCPU(), procs)
 	}
 }

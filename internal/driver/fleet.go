@@ -27,8 +27,10 @@ type worker struct {
 	// realtime: the worker's start was a real-time burst, as its done
 	// message says, or, without one, as its ready message announced.
 	realtime bool
-	crashed  atomic.Bool // killed on purpose by the crash fault
-	stopped  bool        // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
+	// gomaxprocs is the GOMAXPROCS the worker said it races with.
+	gomaxprocs int
+	crashed    atomic.Bool // killed on purpose by the crash fault
+	stopped    bool        // killed because the race was stopped (timeout, outage, Ctrl-C); the reason is recorded
 }
 
 // fleet is the worker processes of one race and the stream of their output.
@@ -154,6 +156,7 @@ func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
 			case ev.msg.Ready:
 				ready++
 				f.ws[ev.proc].realtime = ev.msg.Realtime
+				f.ws[ev.proc].gomaxprocs = ev.msg.GoMaxProcs
 			}
 		case <-timer.C:
 			return fmt.Errorf("workers not ready after %s (connecting and warming up)", limit)
@@ -190,6 +193,15 @@ func (f *fleet) release() int64 {
 		_ = w.proc.send(goSignal{At: at + int64(w.clock.Offset)})
 	}
 	return at
+}
+
+// goMaxProcs is the largest GOMAXPROCS a worker raced with.
+func (f *fleet) goMaxProcs() int {
+	n := 0
+	for _, w := range f.ws {
+		n = max(n, w.gomaxprocs)
+	}
+	return n
 }
 
 // realtimeWorkers counts the workers whose start was a real-time burst.

@@ -167,6 +167,15 @@ func redlockNodes(o Options) int {
 	return len(o.RedisPeers) + 1
 }
 
+// hostWorkers is how many workers share a host: every worker on this one,
+// or one per agent.
+func hostWorkers(o Options) int {
+	if len(o.Agents) > 0 {
+		return 1
+	}
+	return o.Procs
+}
+
 // newWorkerConfig is what every worker of the race is told.
 func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 	return workerConfig{
@@ -179,6 +188,7 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		StockKey: stockKey(o.Backend, prefix),
 		Schedule: fault.Schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),
 		PauseFor: o.PauseFor, Plant: o.Plant, Contender: o.Contender, ContenderConfig: o.ContenderConfig,
-		Realtime: !o.OrdinaryStart && o.Rate == 0, // the open model has no start burst
+		Realtime:    !o.OrdinaryStart && o.Rate == 0, // the open model has no start burst
+		HostWorkers: hostWorkers(o),
 	}
 }

@@ -85,6 +85,9 @@ type workerConfig struct {
 	// Realtime asks for a real-time start (package realtime) where the
 	// worker may have one; closed model only.
 	Realtime bool `json:"realtime,omitempty"`
+	// HostWorkers is how many of the race's workers share this worker's
+	// host: it takes that share of the host's CPUs (see shareCPUs).
+	HostWorkers int `json:"host_workers,omitempty"`
 }
 
 // goSignal releases a worker's contenders at a wall-clock instant shared by
@@ -100,8 +103,10 @@ type message struct {
 	// Realtime, with Ready, announces that the worker's start will be a
 	// real-time burst (package realtime); with Done, it says whether it
 	// was.
-	Realtime bool             `json:"realtime,omitempty"`
-	Attempt  *history.Attempt `json:"attempt,omitempty"`
+	Realtime bool `json:"realtime,omitempty"`
+	// GoMaxProcs, with Ready, is the GOMAXPROCS the worker races with.
+	GoMaxProcs int              `json:"gomaxprocs,omitempty"`
+	Attempt    *history.Attempt `json:"attempt,omitempty"`
 	// Finished says that the worker's last attempt has ended; it keeps
 	// the records it has not sent yet, its histograms and its connections
 	// until the coordinator's wrap (see WorkerMain's finish line).

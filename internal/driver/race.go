@@ -81,6 +81,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	ws.resync(o)
 	res.Run.Agents = ws.agents(o)
 	res.Run.RealtimeWorkers = ws.realtimeWorkers()
+	res.Run.WorkerGoMaxProcs = ws.goMaxProcs()
 	res.Faults = append(res.Faults, strikes.finish()...)
 	res.Faults = append(res.Faults, env.windowEvents()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults)...)

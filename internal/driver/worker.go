@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"time"
 
@@ -37,6 +38,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 		w.send(message{Fatal: err.Error()})
 		return 2
 	}
+	shareCPUs(cfg.HostWorkers)
 	res := newResumes()
 	c, closeAll, err := kit.connect(ctx, cfg, w, res)
 	if err != nil {
@@ -56,7 +58,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	}
 	start.hold()
 	defer start.release()
-	w.send(message{Ready: true, Realtime: rt})
+	w.send(message{Ready: true, Realtime: rt, GoMaxProcs: runtime.GOMAXPROCS(0)})
 
 	var sig goSignal
 	if err := dec.Decode(&sig); err != nil {
