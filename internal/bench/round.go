@@ -181,6 +181,7 @@ func (b *Bench) stepRaceWall(ctx context.Context, r *Round) error {
 				return err
 			}
 		}
+		fmt.Fprintf(b.log, "  pair %d/%d: minimal Go %s, hammer %s\n", i+1, wallPairs, millis(minWall[i].V), millis(wall[i].V))
 	}
 	last := skewCount - 1
 	r.MinimalWall, r.MinimalSkew, r.UpdateOnlyWall = Median(minWall), Median(minSkew), Median(wall)
