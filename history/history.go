@@ -204,10 +204,11 @@ type Run struct {
 	// without the privilege.
 	RealtimeWorkers int `json:"realtime_workers,omitempty"`
 	// WorkerGoMaxProcs is the largest GOMAXPROCS a worker process raced
-	// with: a worker on the coordinator's host takes its share of the
-	// CPUs, ceil(CPUs ÷ workers), unless the GOMAXPROCS environment
-	// variable is set; a worker on an agent, alone on its host, all of
-	// them. Zero for a run that never raced or a hammer older than it.
+	// with: a worker takes its share of its host's CPUs, ceil(CPUs ÷ the
+	// race's workers on that host: all of them for the coordinator's
+	// children, those whose agents gave the same host name otherwise),
+	// unless GOMAXPROCS is set in its environment. Zero for a run that
+	// never raced or a hammer older than it.
 	WorkerGoMaxProcs int `json:"worker_gomaxprocs,omitempty"`
 	// Incomplete lists why the history may be missing attempts (a worker
 	// died, the run timed out). A run with reasons here can never be valid.

@@ -63,12 +63,12 @@ func writeCPUNote(b *strings.Builder, s Summary) {
 		runs = append(runs, fmt.Sprintf("`%s` %d", r.Name, r.WorkerGoMaxProcs))
 	}
 	const why = "a worker sharing its host with others of the race takes its share of the CPUs, ceil(CPUs ÷ workers); " +
-		"the GOMAXPROCS environment variable overrides it"
+		"GOMAXPROCS in a worker's environment overrides it"
 	switch {
 	case len(runs) == 0:
 	case same > 0:
-		fmt.Fprintf(b, "\nEvery worker process raced with GOMAXPROCS %d (%s).\n", same, why)
+		fmt.Fprintf(b, "\nThe worker processes raced with GOMAXPROCS %d at most (%s).\n", same, why)
 	default:
-		fmt.Fprintf(b, "\nThe worker processes' GOMAXPROCS (%s): %s.\n", why, strings.Join(runs, ", "))
+		fmt.Fprintf(b, "\nThe most GOMAXPROCS a worker process raced with (%s): %s.\n", why, strings.Join(runs, ", "))
 	}
 }

@@ -62,7 +62,7 @@ func TestCPUNote(t *testing.T) {
 		runs []RunSummary
 		want string // "" for no note
 	}{
-		{"one value", []RunSummary{run("a", 1), run("b", 1), run("old", 0)}, "Every worker process raced with GOMAXPROCS 1 ("},
+		{"one value", []RunSummary{run("a", 1), run("b", 1), run("old", 0)}, "The worker processes raced with GOMAXPROCS 1 at most ("},
 		{"values differ", []RunSummary{run("a", 1), run("old", 0), run("b", 2)}, "): `a` 1, `b` 2.\n"},
 		{"none recorded", []RunSummary{run("old", 0)}, ""},
 	}

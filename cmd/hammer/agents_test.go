@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -184,6 +185,10 @@ func TestAgentsRace(t *testing.T) {
 	r := readSummary(t, dir).Runs[0]
 	if r.Verdict != "valid" || r.Sold != 100 || len(r.Agents) != 3 {
 		t.Fatalf("verdict %s, sold %d, %d agents; want valid, 100, 3", r.Verdict, r.Sold, len(r.Agents))
+	}
+	// The three agents give this host's name: their workers share its CPUs.
+	if most := (runtime.NumCPU() + 2) / 3; os.Getenv("GOMAXPROCS") == "" && (r.WorkerGoMaxProcs < 1 || r.WorkerGoMaxProcs > most) {
+		t.Errorf("the agents' workers raced with GOMAXPROCS %d, want 1 to %d (%d CPUs shared by 3)", r.WorkerGoMaxProcs, most, runtime.NumCPU())
 	}
 	for _, a := range r.Agents {
 		if a.RTTMs <= 0 || a.FirstStartMs == nil || a.StartSkewMs == nil || a.UncertaintyMs > 50 {

@@ -86,7 +86,7 @@ func (b *Bench) steps(round int) []step {
 	s := []step{
 		{"pgbench", b.stepPgbench},
 		{"hammer update-only throughput", b.stepHammerThroughput},
-		{"minimal Go race and hammer update-only race, " + strconv.Itoa(wallPairs) + " pairs", b.stepRaceWall},
+		{"minimal Go race and hammer update-only race, " + strconv.Itoa(wallPairs) + " pairs", b.stepRaceWall(round)},
 		{"hammer update-only race in one process", b.stepOneProc},
 		{"minimal Go race in " + strconv.Itoa(raceProcs) + " processes", b.stepMinimalProcs},
 		{"hammer lock-plus-update race", b.stepLockPlusUpdate},
@@ -151,12 +151,24 @@ func (b *Bench) stepHammerThroughput(ctx context.Context, r *Round) error {
 const wallPairs = 3
 
 // stepRaceWall races the minimal race and hammer's update-only race
-// wallPairs times, each pair in the other order from the one before, and
-// takes each side's median wall and start skew (and peak in flight). Of
-// the real-time starts it takes the fewest: a race whose workers did not
-// all have one is not hidden.
-func (b *Bench) stepRaceWall(ctx context.Context, r *Round) error {
+// wallPairs times, each pair in the other order from the one before and
+// the first pair in the other order from the round before, and takes each
+// side's median wall and start skew (and peak in flight) over the races
+// that ended, even when one failed. Of the real-time starts it takes the
+// fewest: a race whose workers did not all have one is not hidden.
+func (b *Bench) stepRaceWall(round int) func(context.Context, *Round) error {
+	return func(ctx context.Context, r *Round) error {
+		return b.raceWall(ctx, r, round)
+	}
+}
+
+func (b *Bench) raceWall(ctx context.Context, r *Round, round int) error {
 	var minWall, minSkew, wall, skew, peak, rt []Value
+	defer func() {
+		last := skewCount - 1
+		r.MinimalWall, r.MinimalSkew, r.UpdateOnlyWall = Median(minWall), Median(minSkew), Median(wall)
+		r.Skew[last], r.PeakInFlight[last], r.Realtime[last] = Median(skew), Median(peak), Least(rt)
+	}()
 	minimal := func() error {
 		res, err := b.race(ctx, b.inProcess("minimal", nil))
 		minWall, minSkew = append(minWall, res.wall), append(minSkew, res.skew)
@@ -173,7 +185,7 @@ func (b *Bench) stepRaceWall(ctx context.Context, r *Round) error {
 	}
 	for i := range wallPairs {
 		pair := []func() error{minimal, hammer}
-		if i%2 == 1 {
+		if (i+round)%2 == 0 {
 			slices.Reverse(pair)
 		}
 		for _, race := range pair {
@@ -183,9 +195,6 @@ func (b *Bench) stepRaceWall(ctx context.Context, r *Round) error {
 		}
 		fmt.Fprintf(b.log, "  pair %d/%d: minimal Go %s, hammer %s\n", i+1, wallPairs, millis(minWall[i].V), millis(wall[i].V))
 	}
-	last := skewCount - 1
-	r.MinimalWall, r.MinimalSkew, r.UpdateOnlyWall = Median(minWall), Median(minSkew), Median(wall)
-	r.Skew[last], r.PeakInFlight[last], r.Realtime[last] = Median(skew), Median(peak), Least(rt)
 	return nil
 }
 

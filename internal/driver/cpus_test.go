@@ -8,7 +8,7 @@ import (
 // A worker sharing its host takes ceil(CPUs ÷ workers) of GOMAXPROCS; a
 // worker alone, or one whose environment sets GOMAXPROCS, keeps its own.
 func TestShareCPUs(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	t.Cleanup(runtime.SetDefaultGOMAXPROCS)
 	tests := []struct {
 		name        string
 		env         string
@@ -20,6 +20,7 @@ func TestShareCPUs(t *testing.T) {
 		{"two workers on two CPUs", "", 2, 2, 1},
 		{"alone", "", 8, 1, 8},
 		{"set in the environment", "8", 8, 4, 8},
+		{"set to what the runtime ignores", "0", 8, 4, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -167,13 +167,23 @@ func redlockNodes(o Options) int {
 	return len(o.RedisPeers) + 1
 }
 
-// hostWorkers is how many workers share a host: every worker on this one,
-// or one per agent.
-func hostWorkers(o Options) int {
-	if len(o.Agents) > 0 {
-		return 1
+// hostWorkers is how many of the race's workers share worker p's host:
+// every worker when they are this process's children, else the workers
+// whose agents gave the same host name as p's. Agents in containers of
+// one machine give their containers' names and count as alone: their
+// CPU limits, which Go's runtime follows, or GOMAXPROCS in their
+// environment size them.
+func hostWorkers(o Options, p int) int {
+	if len(o.Agents) == 0 {
+		return o.Procs
 	}
-	return o.Procs
+	n := 0
+	for _, a := range o.Agents {
+		if a.Host == o.Agents[p].Host {
+			n++
+		}
+	}
+	return n
 }
 
 // newWorkerConfig is what every worker of the race is told.
@@ -188,7 +198,6 @@ func newWorkerConfig(o Options, schema, prefix string) workerConfig {
 		StockKey: stockKey(o.Backend, prefix),
 		Schedule: fault.Schedule(o.Scenario.Fault, o.Seed, o.Scenario.Name, o.Seats, o.Contenders()),
 		PauseFor: o.PauseFor, Plant: o.Plant, Contender: o.Contender, ContenderConfig: o.ContenderConfig,
-		Realtime:    !o.OrdinaryStart && o.Rate == 0, // the open model has no start burst
-		HostWorkers: hostWorkers(o),
+		Realtime: !o.OrdinaryStart && o.Rate == 0, // the open model has no start burst
 	}
 }

@@ -88,11 +88,11 @@ func openShare(o Options, p int) int {
 	return n
 }
 
-// forProc is the configuration of worker p: in the open model, its share
-// of the requests, at its share of the rate, offset so that the workers
-// take turns.
+// forProc is the configuration of worker p: how many workers share its
+// host and, in the open model, its share of the requests, at its share of
+// the rate, offset so that the workers take turns.
 func (c workerConfig) forProc(p int, o Options) workerConfig {
-	c.Proc = p
+	c.Proc, c.HostWorkers = p, hostWorkers(o, p)
 	if o.Rate > 0 {
 		c.Rate = o.Rate / float64(o.Procs)
 		c.Requests = openShare(o, p)

@@ -24,7 +24,8 @@ import (
 // contenders and sends one record per attempt to out (see outbox). kit
 // holds the contenders of other kinds than the built-in strategies, and
 // the broken variants a test binary offers. It returns the process exit
-// code.
+// code. It sets the process's GOMAXPROCS to the worker's share of its
+// host's CPUs when the configuration says others share it (shareCPUs).
 func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	logging.Disable() // failures reach the coordinator in the attempt records, not on stderr
 	dec := json.NewDecoder(bufio.NewReader(in))
