@@ -4,45 +4,41 @@ import (
 	"testing"
 )
 
-func TestMedian(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []Value
-		want Value
-	}{
-		{name: "odd", in: []Value{Known(3), Known(1), Known(2)}, want: Known(2)},
-		{name: "even takes the mean of the middle two", in: []Value{Known(4), Known(1), Known(2), Known(10)}, want: Known(3)},
-		{name: "missing values are left out", in: []Value{NA(), Known(5), NA()}, want: Known(5)},
-		{name: "all missing", in: []Value{NA(), NA()}, want: NA()},
-		{name: "none", in: nil, want: NA()},
-	}
+// statCase is one input of a statistic over values and what it gives.
+type statCase struct {
+	name string
+	in   []Value
+	want Value
+}
+
+// checkStat runs stat, named name in messages, over every case.
+func checkStat(t *testing.T, name string, stat func([]Value) Value, tests []statCase) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Median(tt.in); got != tt.want {
-				t.Errorf("Median(%v) = %v, want %v", tt.in, got, tt.want)
+			if got := stat(tt.in); got != tt.want {
+				t.Errorf("%s(%v) = %v, want %v", name, tt.in, got, tt.want)
 			}
 		})
 	}
 }
 
+func TestMedian(t *testing.T) {
+	checkStat(t, "Median", Median, []statCase{
+		{name: "odd", in: []Value{Known(3), Known(1), Known(2)}, want: Known(2)},
+		{name: "even takes the mean of the middle two", in: []Value{Known(4), Known(1), Known(2), Known(10)}, want: Known(3)},
+		{name: "missing values are left out", in: []Value{NA(), Known(5), NA()}, want: Known(5)},
+		{name: "all missing", in: []Value{NA(), NA()}, want: NA()},
+		{name: "none", in: nil, want: NA()},
+	})
+}
+
 func TestLeast(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []Value
-		want Value
-	}{
+	checkStat(t, "Least", Least, []statCase{
 		{name: "smallest", in: []Value{Known(4), Known(3), Known(4)}, want: Known(3)},
 		{name: "missing values are left out", in: []Value{NA(), Known(4), Known(0)}, want: Known(0)},
 		{name: "all missing", in: []Value{NA()}, want: NA()},
 		{name: "none", in: nil, want: NA()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Least(tt.in); got != tt.want {
-				t.Errorf("Least(%v) = %v, want %v", tt.in, got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestRatio(t *testing.T) {

@@ -159,10 +159,8 @@ func (r *resumes) listen(dec *json.Decoder, ship, wrap func()) {
 		}
 		if c.Ship {
 			ship()
-			wrap()
-			continue
 		}
-		if c.Wrap {
+		if c.Ship || c.Wrap {
 			wrap()
 			continue
 		}
