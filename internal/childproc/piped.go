@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"syscall"
 
+	"github.com/hammer-load/hammer/internal/sysmon"
 	"github.com/hammer-load/hammer/internal/tail"
 )
 
@@ -21,11 +22,13 @@ type Piped struct {
 }
 
 // StartPiped starts cmd with its stdin and stdout piped, the last bytes of
-// its stderr kept, and SIGKILL as its parent-death signal where the system
-// has one (Linux: a killed parent leaves no such child). The caller owns
+// its stderr kept, SIGKILL as its parent-death signal where the system
+// has one (Linux: a killed parent leaves no such child), and the worker's
+// GODEBUG setting added to its environment (sysmon.Env). The caller owns
 // the pipes and must Wait.
 func StartPiped(cmd *exec.Cmd) (Piped, error) {
 	cmd.SysProcAttr = Attr(false, syscall.SIGKILL)
+	cmd.Env = sysmon.Env(cmd.Environ())
 	p := Piped{Cmd: cmd, Stderr: tail.New(stderrTail)}
 	cmd.Stderr = p.Stderr
 	var err error

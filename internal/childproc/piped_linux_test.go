@@ -6,13 +6,16 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
+
+	"github.com/hammer-load/hammer/internal/sysmon"
 )
 
 // TestStartPiped: a line written to the child comes back on its stdout,
 // the end of its stderr is kept, and it is started with SIGKILL as its
-// parent-death signal.
+// parent-death signal and the worker's GODEBUG setting.
 func TestStartPiped(t *testing.T) {
-	p, err := StartPiped(exec.Command("sh", "-c", `read x; echo "got $x"; echo "first" >&2; echo "last words" >&2`))
+	t.Setenv("GODEBUG", "")
+	p, err := StartPiped(exec.Command("sh", "-c", `read x; echo "got $x $GODEBUG"; echo "first" >&2; echo "last words" >&2`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,8 +30,8 @@ func TestStartPiped(t *testing.T) {
 	if err := p.Cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if line != "got hello\n" {
-		t.Errorf("stdout %q, want %q", line, "got hello\n")
+	if want := "got hello " + sysmon.Setting + "\n"; line != want {
+		t.Errorf("stdout %q, want %q", line, want)
 	}
 	if got := p.Stderr.Last(); got != "last words" {
 		t.Errorf("stderr's last line %q, want %q", got, "last words")

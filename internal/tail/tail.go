@@ -32,10 +32,25 @@ func (t *Buffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Last returns the last non-empty line written, "" when there is none.
+// Last returns the last non-empty line written, "" when there is none. A
+// line of the Go runtime's scheduler trace, which a hammer worker can
+// print at its start (see internal/sysmon), is not what a process said:
+// it is passed over.
 func (t *Buffer) Last() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && !schedTrace(l) {
+			return l
+		}
+	}
+	return ""
+}
+
+// schedTrace tells a line of the Go runtime's scheduler trace
+// (GODEBUG=schedtrace): "SCHED 12ms: gomaxprocs=1 idleprocs=0 …".
+func schedTrace(line string) bool {
+	rest, ok := strings.CutPrefix(line, "SCHED ")
+	return ok && strings.Contains(rest, "ms: gomaxprocs=")
 }

@@ -1,0 +1,131 @@
+package sysmon
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestEnv(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{"no GODEBUG", []string{"A=1"}, []string{"A=1", "GODEBUG=" + Setting}},
+		{"empty GODEBUG", []string{"GODEBUG="}, []string{"GODEBUG=" + Setting}},
+		{"other settings kept", []string{"GODEBUG=gctrace=1", "B=2"}, []string{"GODEBUG=gctrace=1," + Setting, "B=2"}},
+		{"the user's schedtrace wins", []string{"GODEBUG=gctrace=1, schedtrace=0"}, []string{"GODEBUG=gctrace=1, schedtrace=0"}},
+		{"the last GODEBUG counts", []string{"GODEBUG=schedtrace=0", "GODEBUG=x=1"}, []string{"GODEBUG=schedtrace=0", "GODEBUG=x=1," + Setting}},
+		{"a name that only ends in GODEBUG", []string{"MYGODEBUG=schedtrace=5"}, []string{"MYGODEBUG=schedtrace=5", "GODEBUG=" + Setting}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := slices.Clone(tt.env)
+			if got := Env(in); !slices.Equal(got, tt.want) {
+				t.Errorf("Env(%q) = %q, want %q", tt.env, got, tt.want)
+			}
+			if !slices.Equal(in, tt.env) {
+				t.Errorf("Env changed its argument to %q", in)
+			}
+		})
+	}
+}
+
+// echoEnv names the socket a child started by switches echoes on.
+const echoEnv = "HAMMER_SYSMON_ECHO"
+
+// echoRounds is how many bytes the child echoes, each after an idle wait
+// long enough for its monitor to fall asleep without the setting.
+const (
+	echoRounds = 1000
+	echoGap    = 300 * time.Microsecond
+)
+
+// TestEcho is the child of TestKeepsMonitorAwake, a worker in small: one
+// P, one connection, idle until the next byte comes.
+func TestEcho(t *testing.T) {
+	path := os.Getenv(echoEnv)
+	if path == "" {
+		t.Skip("the child of TestKeepsMonitorAwake")
+	}
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := make([]byte, 1)
+	for range echoRounds {
+		if _, err := c.Read(b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// switches runs TestEcho as a child with env and returns the context
+// switches its threads made.
+func switches(t *testing.T, env []string) int64 {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "echo.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEcho$", "-test.count=1")
+	cmd.Env = append(env, echoEnv+"="+path, "GOMAXPROCS=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := []byte{1}
+	for range echoRounds {
+		time.Sleep(echoGap)
+		if _, err := c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Read(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("echo child: %v", err)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return ru.Nvcsw + ru.Nivcsw
+}
+
+// With the setting, a process that idles and wakes echoRounds times makes
+// far fewer context switches: its monitor no longer sleeps and wakes with
+// it. This fails if a Go release stops honouring the setting that way.
+func TestKeepsMonitorAwake(t *testing.T) {
+	if os.Getenv(echoEnv) != "" {
+		t.Skip("in the child")
+	}
+	var base []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GODEBUG=") {
+			base = append(base, kv)
+		}
+	}
+	without, with := switches(t, base), switches(t, Env(base))
+	t.Logf("%d echoes: %d context switches without %s, %d with", echoRounds, without, Setting, with)
+	if with*3 > without*2 {
+		t.Errorf("%d context switches with %s against %d without: want at most two thirds", with, Setting, without)
+	}
+}
