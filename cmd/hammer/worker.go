@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 
 	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/sysmon"
 	"github.com/hammer-load/hammer/internal/target"
 )
 
@@ -14,13 +16,21 @@ import (
 // stdout. A Ctrl-C reaches the workers too (they share the terminal's
 // process group), but only the coordinator decides when a race stops: it
 // kills the workers. --clock-offset comes from an agent playing a host
-// whose clock is off (tests).
+// whose clock is off (tests). Its pipes go through Go's poller: a worker
+// runs with its runtime's monitor kept awake, and a goroutine blocked in a
+// read of stdin would hold the worker's P for up to 20 ms (see sysmon).
 func workerCmd(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("hammer "+workerCommand, flag.ContinueOnError)
 	offset := fs.Duration("clock-offset", 0, "play a host whose clock reads this much ahead")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(io.err, "hammer %s: %v\n", workerCommand, err)
 		return exitUsage
+	}
+	if f, ok := io.in.(*os.File); ok {
+		io.in = sysmon.Pollable(f)
+	}
+	if f, ok := io.out.(*os.File); ok {
+		io.out = sysmon.Pollable(f)
 	}
 	return driver.WorkerMain(context.WithoutCancel(ctx), io.in, io.out, driver.Kit{
 		Contenders:  map[string]driver.Connect{target.Kind: target.Connect},

@@ -265,7 +265,7 @@ func (c *child) write(line []byte) {
 func (s *session) start(seq int, config []byte) error {
 	cmd := exec.Command(s.o.Worker[0], s.o.Worker[1:]...)
 	cmd.Env = withoutToken(os.Environ())
-	p, err := childproc.StartPiped(cmd)
+	p, err := childproc.StartWorker(cmd)
 	if err != nil {
 		return s.lk.send(frame{Kind: kindExited, Seq: seq, Code: 127, Stderr: "start worker: " + err.Error()})
 	}

@@ -21,12 +21,12 @@ type Piped struct {
 	Stderr *tail.Buffer
 }
 
-// StartPiped starts cmd with its stdin and stdout piped, the last bytes of
-// its stderr kept, SIGKILL as its parent-death signal where the system
-// has one (Linux: a killed parent leaves no such child), and the worker's
-// GODEBUG setting added to its environment (sysmon.Env). The caller owns
-// the pipes and must Wait.
-func StartPiped(cmd *exec.Cmd) (Piped, error) {
+// StartWorker starts cmd, a hammer worker process, with its stdin and
+// stdout piped, the last bytes of its stderr kept, SIGKILL as its
+// parent-death signal where the system has one (Linux: a killed parent
+// leaves no such child), and the worker's GODEBUG setting added to its
+// environment (sysmon.Env). The caller owns the pipes and must Wait.
+func StartWorker(cmd *exec.Cmd) (Piped, error) {
 	cmd.SysProcAttr = Attr(false, syscall.SIGKILL)
 	cmd.Env = sysmon.Env(cmd.Environ())
 	p := Piped{Cmd: cmd, Stderr: tail.New(stderrTail)}

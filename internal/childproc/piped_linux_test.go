@@ -10,12 +10,12 @@ import (
 	"github.com/hammer-load/hammer/internal/sysmon"
 )
 
-// TestStartPiped: a line written to the child comes back on its stdout,
+// TestStartWorker: a line written to the child comes back on its stdout,
 // the end of its stderr is kept, and it is started with SIGKILL as its
 // parent-death signal and the worker's GODEBUG setting.
-func TestStartPiped(t *testing.T) {
+func TestStartWorker(t *testing.T) {
 	t.Setenv("GODEBUG", "")
-	p, err := StartPiped(exec.Command("sh", "-c", `read x; echo "got $x $GODEBUG"; echo "first" >&2; echo "last words" >&2`))
+	p, err := StartWorker(exec.Command("sh", "-c", `read x; echo "got $x $GODEBUG"; echo "first" >&2; echo "last words" >&2`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,9 +41,9 @@ func TestStartPiped(t *testing.T) {
 	}
 }
 
-// TestStartPipedFails: a command that cannot start is an error.
-func TestStartPipedFails(t *testing.T) {
-	if _, err := StartPiped(exec.Command("/nonexistent/worker")); err == nil {
+// TestStartWorkerFails: a command that cannot start is an error.
+func TestStartWorkerFails(t *testing.T) {
+	if _, err := StartWorker(exec.Command("/nonexistent/worker")); err == nil {
 		t.Error("a missing binary started")
 	}
 }

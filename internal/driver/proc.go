@@ -41,7 +41,7 @@ type local struct {
 }
 
 func startLocal(c Command) (*local, error) {
-	p, err := childproc.StartPiped(exec.Command(c.Path, c.Args...))
+	p, err := childproc.StartWorker(exec.Command(c.Path, c.Args...))
 	return &local{Piped: p}, err
 }
 

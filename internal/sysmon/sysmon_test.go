@@ -1,6 +1,8 @@
 package sysmon
 
 import (
+	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -10,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestEnv(t *testing.T) {
@@ -21,7 +25,8 @@ func TestEnv(t *testing.T) {
 		{"no GODEBUG", []string{"A=1"}, []string{"A=1", "GODEBUG=" + Setting}},
 		{"empty GODEBUG", []string{"GODEBUG="}, []string{"GODEBUG=" + Setting}},
 		{"other settings kept", []string{"GODEBUG=gctrace=1", "B=2"}, []string{"GODEBUG=gctrace=1," + Setting, "B=2"}},
-		{"the user's schedtrace wins", []string{"GODEBUG=gctrace=1, schedtrace=0"}, []string{"GODEBUG=gctrace=1, schedtrace=0"}},
+		{"the user's schedtrace wins", []string{"GODEBUG=gctrace=1,schedtrace=0"}, []string{"GODEBUG=gctrace=1,schedtrace=0"}},
+		{"a key the runtime does not read", []string{"GODEBUG= schedtrace=0"}, []string{"GODEBUG= schedtrace=0," + Setting}},
 		{"the last GODEBUG counts", []string{"GODEBUG=schedtrace=0", "GODEBUG=x=1"}, []string{"GODEBUG=schedtrace=0", "GODEBUG=x=1," + Setting}},
 		{"a name that only ends in GODEBUG", []string{"MYGODEBUG=schedtrace=5"}, []string{"MYGODEBUG=schedtrace=5", "GODEBUG=" + Setting}},
 	}
@@ -76,13 +81,18 @@ func TestEcho(t *testing.T) {
 func switches(t *testing.T, env []string) int64 {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "echo.sock")
-	ln, err := net.Listen("unix", path)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	// A child that never dials or stops echoing fails the test, not hangs it.
+	deadline := time.Now().Add(time.Minute)
+	if err := ln.SetDeadline(deadline); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestEcho$", "-test.count=1")
-	cmd.Env = append(env, echoEnv+"="+path, "GOMAXPROCS=1")
+	cmd.Env = slices.Concat(env, []string{echoEnv + "=" + path, "GOMAXPROCS=1"})
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +103,9 @@ func switches(t *testing.T, env []string) int64 {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if err := c.SetDeadline(deadline); err != nil {
+		t.Fatal(err)
+	}
 	b := []byte{1}
 	for range echoRounds {
 		time.Sleep(echoGap)
@@ -127,5 +140,53 @@ func TestKeepsMonitorAwake(t *testing.T) {
 	t.Logf("%d echoes: %d context switches without %s, %d with", echoRounds, without, Setting, with)
 	if with*3 > without*2 {
 		t.Errorf("%d context switches with %s against %d without: want at most two thirds", with, Setting, without)
+	}
+}
+
+// Pollable puts a blocking pipe in Go's poller (a read deadline can be set
+// only there) and still reads it; a regular file and a pipe already in the
+// poller come back as they are.
+func TestPollable(t *testing.T) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	defer w.Close()
+	if err := r.SetReadDeadline(time.Now().Add(time.Minute)); !errors.Is(err, os.ErrNoDeadline) {
+		t.Fatalf("a blocking pipe took a deadline (%v): the test cannot tell", err)
+	}
+	pr := Pollable(r)
+	defer pr.Close()
+	if pr == r {
+		t.Fatal("a blocking pipe came back as it was")
+	}
+	if err := pr.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Errorf("the pipe is not in the poller: %v", err)
+	}
+	if _, err := w.WriteString("hello"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got, err := io.ReadAll(pr); string(got) != "hello" || err != nil {
+		t.Errorf("read %q, %v; want %q", got, err, "hello")
+	}
+
+	polled, w2, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer polled.Close()
+	defer w2.Close()
+	if got := Pollable(polled); got != polled {
+		t.Error("a pipe already in the poller was opened again")
+	}
+	file, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if got := Pollable(file); got != file {
+		t.Error("a regular file was changed")
 	}
 }
