@@ -46,8 +46,9 @@ type Options struct {
 	ReadBackWait time.Duration
 	Seed         uint64
 	Keep         bool // leave the schema and keys in place after the race
-	// PauseFor is how long a pause, a stop or injected latency lasts
-	// (default three lock TTLs: longer than the lock lives).
+	// PauseFor is how long a pause, a stop or a network window lasts
+	// (default three lock TTLs: longer than the lock lives; net-delay
+	// keeps a third of it as latency for twice as long).
 	PauseFor time.Duration
 	// Managed is the stack when hammer started the servers itself (local),
 	// nil otherwise. With it, lock-loss restarts Redis for real (without

@@ -65,7 +65,8 @@ type workerConfig struct {
 	// Schedule lists the holder numbers (1-based, in FaultKey order) the
 	// fault strikes.
 	Schedule []int64 `json:"schedule,omitempty"`
-	// PauseFor is how long a pause, a stop or injected latency lasts.
+	// PauseFor is how long a pause, a stop or a network window lasts
+	// (net-delay: a third of it as latency, for twice as long).
 	PauseFor time.Duration `json:"pause_for,omitempty"`
 	// Plant names a deliberately broken variant registered by a test
 	// binary; empty in the hammer binary.

@@ -46,8 +46,9 @@ type Injector interface {
 	// contender killed never resumes) and says in words what it did; it
 	// updates t when it struck another process than the one that asked.
 	Strike(ctx context.Context, c *Coordinator, t *Target) (string, error)
-	// Window acts on every connection for d, from now, and says in words
-	// what it did: the faults whose row says Proxied.
+	// Window acts on every connection from now, for a time its fault
+	// reckons from d (d for partition, 2d for net-delay), and says in
+	// words what it did: the faults whose row says Proxied.
 	Window(ctx context.Context, d time.Duration) (string, error)
 	// TearDown removes what SetUp started and restores the servers.
 	TearDown(ctx context.Context)
