@@ -126,22 +126,27 @@ type FaultSpec struct {
 	// keeping it for later: a stopped or killed worker cannot send what
 	// it holds.
 	StopsProcesses bool
+	// Pauses is how many pause lengths (the race's PauseFor: three lock
+	// TTLs in a race whose fault expires the lock) the fault lasts once it
+	// strikes: a pause, a stop, injected latency or a network window;
+	// net-delay keeps its latency for two. 0 for a fault that does not last.
+	Pauses int
 }
 
 // faultTable is the fault table, in the order matrices and help list the
 // faults. Adding a fault is a row here plus its behaviour in internal/fault.
 func faultTable() []FaultSpec {
 	return []FaultSpec{
-		{Fault: Pause, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
-		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2, OnService: true, StopsProcesses: true},
-		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1},
+		{Fault: Pause, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1, Pauses: 1},
+		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2, OnService: true, StopsProcesses: true, Pauses: 1},
+		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1, Pauses: 1},
 		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true, StopsProcesses: true},
 		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1, OnService: true},
 		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1},
-		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
-		{Fault: Partition, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true},
+		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, Pauses: 2},
+		{Fault: Partition, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, Pauses: 1},
 		{Fault: NodeRestart, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, Quorum: true},
 		{Fault: ClockJump, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, Quorum: true},
 	}
@@ -205,6 +210,12 @@ func (f Fault) MinHolders() int {
 // a TTL longer than any plausible stall of the host, so that a busy
 // machine never expires a lock nobody meant to expire.
 func (f Fault) ExpiresLock() bool { return f.Spec().TTL != StallProof }
+
+// Lasts is how long the fault lasts once it strikes, in a race whose
+// pauses last pause; 0 for a fault that does not last.
+func (f Fault) Lasts(pause time.Duration) time.Duration {
+	return time.Duration(f.Spec().Pauses) * pause
+}
 
 // Copies is how many times each request is sent under the fault.
 func (f Fault) Copies() int { return f.Spec().Copies }

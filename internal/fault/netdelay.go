@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // netDelay adds latency to every response from Redis and PostgreSQL
@@ -21,7 +23,8 @@ type netDelay struct{ proxies }
 // lock-only then sells a seat twice in every run (20 of 20) instead of
 // most (over d it failed to in 12 of 134 runs, see scenarios/locks.matrix).
 func (p *netDelay) Window(ctx context.Context, d time.Duration) (string, error) {
-	detail := fmt.Sprintf("every connection to Redis and PostgreSQL delayed by %s per response for %s", d/3, 2*d)
+	lasts := scenarios.NetDelay.Lasts(d)
+	detail := fmt.Sprintf("every connection to Redis and PostgreSQL delayed by %s per response for %s", d/3, lasts)
 	toxic := fmt.Sprintf(`{"name":"delay","type":"latency","stream":"downstream","toxicity":1,"attributes":{"latency":%d}}`,
 		(d / 3).Milliseconds())
 	for _, px := range p.both() {
@@ -29,7 +32,7 @@ func (p *netDelay) Window(ctx context.Context, d time.Duration) (string, error) 
 			return detail, fmt.Errorf("add latency to %s: %w", px.Name, err)
 		}
 	}
-	Sleep(ctx, 2*d)
+	Sleep(ctx, lasts)
 	for _, px := range p.both() {
 		px.Toxics.ResetToxics(context.Background())
 	}
