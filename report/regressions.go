@@ -158,8 +158,9 @@ func listChanges(cs []RunChange) string {
 // Mismatches says, one sentence each, why A and B may not be comparable:
 // they come from different commands (when both folders record theirs),
 // they ran different matrices (runs only one of them holds, named up to a
-// few), or runs both hold expect different things. It is empty when
-// nothing stands out.
+// few), runs both hold expect different things, or they raced on another
+// machine or under other conditions (see conditionMismatches). It is empty
+// when nothing stands out.
 func Mismatches(a, b Summary) []string {
 	var out []string
 	if a.Command != "" && b.Command != "" && a.Command != b.Command {
@@ -187,7 +188,7 @@ func Mismatches(a, b Summary) []string {
 		out = append(out, fmt.Sprintf("expectations differ between A and B in %s (B is judged by its own): %s",
 			plural(len(differ), "run"), capList(differ, 3)))
 	}
-	return out
+	return append(out, conditionMismatches(a, b)...)
 }
 
 // only names the runs of x that y does not hold, in x's order.
