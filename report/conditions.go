@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hammer-load/hammer/history"
 )
 
 // difference is one condition that differs between A and B: what it is,
@@ -26,11 +28,15 @@ func differences(ds []difference) string {
 // folder does not record (an older hammer's) is not compared.
 func setupMismatch(a, b Summary) string {
 	ea, eb := a.Env, b.Env
-	ds := []difference{{"stack", a.Stack, b.Stack}}
+	ds := []difference{{"stack", a.Stack, b.Stack}, {"target", target(ea), target(eb)}}
 	if ea.Cores > 0 && eb.Cores > 0 {
 		ds = append(ds, difference{"cores", fmt.Sprint(ea.Cores), fmt.Sprint(eb.Cores)})
 	}
-	ds = append(ds, difference{"PostgreSQL connections per worker", fmt.Sprint(ea.PoolSize), fmt.Sprint(eb.PoolSize)})
+	if ea.Target == "" && eb.Target == "" {
+		// A user's service keeps its own connections: hammer's pool
+		// sizes say nothing about it.
+		ds = append(ds, difference{"PostgreSQL connections per worker", fmt.Sprint(ea.PoolSize), fmt.Sprint(eb.PoolSize)})
+	}
 	if ea.RedisPool > 0 && eb.RedisPool > 0 {
 		ds = append(ds, difference{"Redis connections per worker", fmt.Sprint(ea.RedisPool), fmt.Sprint(eb.RedisPool)})
 	}
@@ -55,12 +61,23 @@ func runMismatch(c RunChange) string {
 		{"seats", fmt.Sprint(a.Seats), fmt.Sprint(b.Seats)},
 		{"lock", string(a.Lock), string(b.Lock)},
 		{"model", model(a), model(b)},
-		{"real-time start", realtime(a), realtime(b)},
 	}
+	// A folder written before hammer recorded its workers' GOMAXPROCS
+	// does not record their real-time start either.
 	if a.WorkerGoMaxProcs > 0 && b.WorkerGoMaxProcs > 0 {
-		ds = append(ds, difference{"worker GOMAXPROCS", fmt.Sprint(a.WorkerGoMaxProcs), fmt.Sprint(b.WorkerGoMaxProcs)})
+		ds = append(ds, difference{"real-time start", realtime(a), realtime(b)},
+			difference{"worker GOMAXPROCS", fmt.Sprint(a.WorkerGoMaxProcs), fmt.Sprint(b.WorkerGoMaxProcs)})
 	}
 	return differences(ds)
+}
+
+// target names the user's service a folder raced, with its replicas, or
+// "hammer's own strategies".
+func target(e history.Env) string {
+	if e.Target == "" {
+		return "hammer's own strategies"
+	}
+	return fmt.Sprintf("%s × %d", e.Target, e.Replicas)
 }
 
 // model is a run's model with its rate when open.

@@ -43,8 +43,16 @@ func TestConditionMismatches(t *testing.T) {
 			b: folder(nil, run("x", func(r *RunSummary) { r.RealtimeWorkers = 3 })),
 			want: []string{"1 run raced under different conditions in A and B, so their latencies may not be comparable: " +
 				"x (real-time start every worker → 3 of 4 workers)"}},
-		{name: "GOMAXPROCS unrecorded in A", a: folder(nil, run("x", func(r *RunSummary) { r.WorkerGoMaxProcs = 0 })),
+		{name: "GOMAXPROCS and start unrecorded in A", a: folder(nil, run("x", func(r *RunSummary) { r.WorkerGoMaxProcs, r.RealtimeWorkers = 0, 0 })),
 			b: folder(nil, run("x", func(r *RunSummary) { r.WorkerGoMaxProcs = 2 }))},
+		{name: "another service", a: folder(nil, run("x", nil)),
+			b: folder(func(e *history.Env) { e.Target, e.Replicas, e.PoolSize = "examples/go/target.json", 3, 0 }, run("x", nil)),
+			want: []string{"A and B raced on different machines or servers, so their latencies may not be comparable: " +
+				"target hammer's own strategies → examples/go/target.json × 3"}},
+		{name: "replicas", a: folder(func(e *history.Env) { e.Target, e.Replicas, e.PoolSize = "t.json", 2, 4 }, run("x", nil)),
+			b: folder(func(e *history.Env) { e.Target, e.Replicas, e.PoolSize = "t.json", 3, 8 }, run("x", nil)),
+			want: []string{"A and B raced on different machines or servers, so their latencies may not be comparable: " +
+				"target t.json × 2 → t.json × 3"}},
 		{name: "open model and lock", a: folder(nil, run("x", nil)),
 			b: folder(nil, run("x", func(r *RunSummary) { r.Model, r.Rate, r.Lock = "open", 500, "redsync" })),
 			want: []string{"1 run raced under different conditions in A and B, so their latencies may not be comparable: " +

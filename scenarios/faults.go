@@ -127,9 +127,13 @@ type FaultSpec struct {
 	// it holds.
 	StopsProcesses bool
 	// Pauses is how many pause lengths (the race's PauseFor: three lock
-	// TTLs in a race whose fault expires the lock) the fault lasts once it
-	// strikes: a pause, a stop, injected latency or a network window;
-	// net-delay keeps its latency for two. 0 for a fault that does not last.
+	// TTLs in a race whose fault expires the lock) the fault may last once
+	// it strikes, at worst: a pause, a stop, injected latency or a network
+	// window. A fault that strikes two holders counts two, since the
+	// second strike may come only after the first one ended (pause holds
+	// its process's heartbeats, so two struck holders of one process
+	// pause one after the other); net-delay keeps its latency for two.
+	// 0 for a fault that does not last.
 	Pauses int
 }
 
@@ -137,9 +141,9 @@ type FaultSpec struct {
 // faults. Adding a fault is a row here plus its behaviour in internal/fault.
 func faultTable() []FaultSpec {
 	return []FaultSpec{
-		{Fault: Pause, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1, Pauses: 1},
+		{Fault: Pause, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1, Pauses: 2},
 		{Fault: PauseStop, Strikes: 1, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 2, OnService: true, StopsProcesses: true, Pauses: 1},
-		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1, Pauses: 1},
+		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1, Pauses: 2},
 		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true, StopsProcesses: true},
@@ -211,8 +215,8 @@ func (f Fault) MinHolders() int {
 // machine never expires a lock nobody meant to expire.
 func (f Fault) ExpiresLock() bool { return f.Spec().TTL != StallProof }
 
-// Lasts is how long the fault lasts once it strikes, in a race whose
-// pauses last pause; 0 for a fault that does not last.
+// Lasts is the longest the fault may last once it strikes, in a race
+// whose pauses last pause; 0 for a fault that does not last.
 func (f Fault) Lasts(pause time.Duration) time.Duration {
 	return time.Duration(f.Spec().Pauses) * pause
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseMode(t *testing.T) {
@@ -165,5 +166,18 @@ func parseMatrixCases(t *testing.T, tests []matrixCase) {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestLasts: a fault that strikes two holders may last two pauses, since
+// the second strike can come after the first ended; net-delay keeps its
+// latency for two windows; a partition lasts one; a crash does not last.
+func TestLasts(t *testing.T) {
+	pause := 3 * time.Second
+	want := map[Fault]time.Duration{Pause: 2 * pause, ShortTTL: 2 * pause, NetDelay: 2 * pause, Partition: pause, PauseStop: pause, Crash: 0, NoFault: 0}
+	for f, w := range want {
+		if got := f.Lasts(pause); got != w {
+			t.Errorf("%s.Lasts(%s) = %s, want %s", f, pause, got, w)
+		}
 	}
 }

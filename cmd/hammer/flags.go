@@ -241,7 +241,7 @@ func (f *raceFlags) checkOpenModel() error {
 
 // checkFault checks that the race can show fault: enough processes for a
 // process fault, enough contenders and seats for its strikes, and a
-// timeout longer than the fault lasts.
+// timeout longer than the fault may last.
 func (f *raceFlags) checkFault(fault scenarios.Fault) error {
 	if n := fault.NeedsProcs(); f.procs < n && f.target.file == nil {
 		return fmt.Errorf("the %s fault needs --procs %d or more (another process must go on racing)", fault, n)
@@ -255,7 +255,7 @@ func (f *raceFlags) checkFault(fault scenarios.Fault) error {
 			fault, fault.Strikes(), plural(fault.Strikes(), "holder", "holders"), need, need, contenders, f.seats)
 	}
 	if lasts := fault.Lasts(f.pauseFor(fault)); lasts >= f.timeout {
-		return fmt.Errorf("the %s fault lasts %s at a lock TTL of %s, and --timeout %s would cut the race short: give a longer --timeout or a shorter --lock-ttl",
+		return fmt.Errorf("the %s fault may last %s at a lock TTL of %s, and a race that outlasts --timeout %s ends unknown: give a longer --timeout or a shorter --lock-ttl",
 			fault, lasts, f.ttlFor(fault), f.timeout)
 	}
 	return nil

@@ -83,3 +83,44 @@ func TestResultsDir(t *testing.T) {
 		t.Error("a folder holding files was accepted")
 	}
 }
+
+// TestCheckFaultTimeout: every fault fits the gate's and the load's
+// defaults, and a fault that may last as long as --timeout is refused: at
+// --lock-ttl 12s a pause strikes two holders of 36 s each, 72 s in all,
+// past the gate's 1 min timeout, while net-delay at --lock-ttl 1m keeps its
+// latency for six minutes, past the load's 5 min.
+func TestCheckFaultTimeout(t *testing.T) {
+	for name, d := range map[string]raceFlags{"gate": gateDefaults(), "load": loadDefaults()} {
+		for _, fault := range scenarios.Faults() {
+			f := d
+			f.procs = max(f.procs, fault.NeedsProcs())
+			if err := f.checkFault(fault); err != nil {
+				t.Errorf("%s defaults, %s: %v", name, fault, err)
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		f       raceFlags
+		fault   scenarios.Fault
+		lockTTL time.Duration
+		refused bool
+	}{
+		{"gate pause, 9s TTL", gateDefaults(), scenarios.Pause, 9 * time.Second, false},
+		{"gate pause, 12s TTL", gateDefaults(), scenarios.Pause, 12 * time.Second, true},
+		{"gate partition, 12s TTL", gateDefaults(), scenarios.Partition, 12 * time.Second, false},
+		{"gate crash, 1m TTL", gateDefaults(), scenarios.Crash, time.Minute, false},
+		{"load net-delay, 45s TTL", loadDefaults(), scenarios.NetDelay, 45 * time.Second, false},
+		{"load net-delay, 1m TTL", loadDefaults(), scenarios.NetDelay, time.Minute, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := tt.f
+			f.procs = max(f.procs, tt.fault.NeedsProcs())
+			f.lockTTL, f.lockTTLSet = tt.lockTTL, true
+			if err := f.checkFault(tt.fault); (err != nil) != tt.refused {
+				t.Errorf("checkFault(%s) = %v, want refused %v", tt.fault, err, tt.refused)
+			}
+		})
+	}
+}
