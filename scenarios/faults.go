@@ -132,8 +132,11 @@ type FaultSpec struct {
 	// window. A fault that strikes two holders counts two, since the
 	// second strike may come only after the first one ended (pause holds
 	// its process's heartbeats, so two struck holders of one process
-	// pause one after the other); net-delay keeps its latency for two.
-	// 0 for a fault that does not last.
+	// pause one after the other); net-delay keeps its latency for two. A
+	// fault that waits the lock out instead counts one: a crashed
+	// holder's lock expires within a TTL, and slow-release holds its
+	// release until its lock expired and the next holder took it, then
+	// slows that holder by half a TTL. 0 for a fault that does not last.
 	Pauses int
 }
 
@@ -146,9 +149,9 @@ func faultTable() []FaultSpec {
 		{Fault: ShortTTL, Strikes: 2, Copies: 1, TTL: Short, BreaksLock: true, NeedsProcs: 1, Pauses: 2},
 		{Fault: LockLoss, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
-		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true, StopsProcesses: true},
+		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true, StopsProcesses: true, Pauses: 1},
 		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1, OnService: true},
-		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1},
+		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1, Pauses: 1},
 		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, Pauses: 2},
 		{Fault: Partition, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, Pauses: 1},
 		{Fault: NodeRestart, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, Quorum: true},

@@ -171,10 +171,12 @@ func parseMatrixCases(t *testing.T, tests []matrixCase) {
 
 // TestLasts: a fault that strikes two holders may last two pauses, since
 // the second strike can come after the first ended; net-delay keeps its
-// latency for two windows; a partition lasts one; a crash does not last.
+// latency for two windows; a partition lasts one, as do the faults that
+// wait a lock out (crash, slow-release); a duplicate does not last.
 func TestLasts(t *testing.T) {
 	pause := 3 * time.Second
-	want := map[Fault]time.Duration{Pause: 2 * pause, ShortTTL: 2 * pause, NetDelay: 2 * pause, Partition: pause, PauseStop: pause, Crash: 0, NoFault: 0}
+	want := map[Fault]time.Duration{Pause: 2 * pause, ShortTTL: 2 * pause, NetDelay: 2 * pause, Partition: pause, PauseStop: pause,
+		Crash: pause, SlowRelease: pause, Duplicate: 0, NoFault: 0}
 	for f, w := range want {
 		if got := f.Lasts(pause); got != w {
 			t.Errorf("%s.Lasts(%s) = %s, want %s", f, pause, got, w)

@@ -109,7 +109,9 @@ func TestCheckFaultTimeout(t *testing.T) {
 		{"gate pause, 9s TTL", gateDefaults(), scenarios.Pause, 9 * time.Second, false},
 		{"gate pause, 12s TTL", gateDefaults(), scenarios.Pause, 12 * time.Second, true},
 		{"gate partition, 12s TTL", gateDefaults(), scenarios.Partition, 12 * time.Second, false},
-		{"gate crash, 1m TTL", gateDefaults(), scenarios.Crash, time.Minute, false},
+		{"gate crash, 19s TTL", gateDefaults(), scenarios.Crash, 19 * time.Second, false},
+		{"gate crash, 20s TTL", gateDefaults(), scenarios.Crash, 20 * time.Second, true},
+		{"gate duplicate, 1m TTL", gateDefaults(), scenarios.Duplicate, time.Minute, false},
 		{"load net-delay, 45s TTL", loadDefaults(), scenarios.NetDelay, 45 * time.Second, false},
 		{"load net-delay, 1m TTL", loadDefaults(), scenarios.NetDelay, time.Minute, true},
 	}
