@@ -59,11 +59,15 @@ func runMismatch(c RunChange) string {
 		{"procs × goroutines", fmt.Sprintf("%d × %d", a.Procs, a.Goroutines), fmt.Sprintf("%d × %d", b.Procs, b.Goroutines)},
 		{"contenders", fmt.Sprint(a.Contenders), fmt.Sprint(b.Contenders)},
 		{"seats", fmt.Sprint(a.Seats), fmt.Sprint(b.Seats)},
-		{"lock", string(a.Lock), string(b.Lock)},
-		{"model", model(a), model(b)},
 	}
-	// A folder written before hammer recorded its workers' GOMAXPROCS
-	// does not record their real-time start either.
+	if a.Lock != "" && b.Lock != "" { // folders before the lock libraries record none
+		ds = append(ds, difference{"lock", string(a.Lock), string(b.Lock)})
+	}
+	ds = append(ds, difference{"model", model(a), model(b)})
+	// realtime_workers reads 0 both for no real-time start and in a
+	// folder written before hammer had one. A folder that records
+	// worker_gomaxprocs (added just after) records its start too; the few
+	// written in between are not compared on it.
 	if a.WorkerGoMaxProcs > 0 && b.WorkerGoMaxProcs > 0 {
 		ds = append(ds, difference{"real-time start", realtime(a), realtime(b)},
 			difference{"worker GOMAXPROCS", fmt.Sprint(a.WorkerGoMaxProcs), fmt.Sprint(b.WorkerGoMaxProcs)})

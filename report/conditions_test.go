@@ -45,6 +45,7 @@ func TestConditionMismatches(t *testing.T) {
 				"x (real-time start every worker → 3 of 4 workers)"}},
 		{name: "GOMAXPROCS and start unrecorded in A", a: folder(nil, run("x", func(r *RunSummary) { r.WorkerGoMaxProcs, r.RealtimeWorkers = 0, 0 })),
 			b: folder(nil, run("x", func(r *RunSummary) { r.WorkerGoMaxProcs = 2 }))},
+		{name: "lock unrecorded in A", a: folder(nil, run("x", func(r *RunSummary) { r.Lock = "" })), b: folder(nil, run("x", nil))},
 		{name: "another service", a: folder(nil, run("x", nil)),
 			b: folder(func(e *history.Env) { e.Target, e.Replicas, e.PoolSize = "examples/go/target.json", 3, 0 }, run("x", nil)),
 			want: []string{"A and B raced on different machines or servers, so their latencies may not be comparable: " +

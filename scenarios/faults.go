@@ -132,11 +132,13 @@ type FaultSpec struct {
 	// window. A fault that strikes two holders counts two, since the
 	// second strike may come only after the first one ended (pause holds
 	// its process's heartbeats, so two struck holders of one process
-	// pause one after the other); net-delay keeps its latency for two. A
-	// fault that waits the lock out instead counts one: a crashed
-	// holder's lock expires within a TTL, and slow-release holds its
-	// release until its lock expired and the next holder took it, then
-	// slows that holder by half a TTL. 0 for a fault that does not last.
+	// pause one after the other); net-delay keeps its latency for two
+	// (this column sets its window: internal/fault reads it). A fault that
+	// waits a lock out counts what that may take: a crashed holder's lock
+	// expires within a TTL (one pause); slow-release holds its release
+	// until the next holder took its lock, for up to ten TTLs when none
+	// does (every waiter gave up), then slows that holder by half a TTL
+	// (four). 0 for a fault that does not last.
 	Pauses int
 }
 
@@ -151,7 +153,7 @@ func faultTable() []FaultSpec {
 		{Fault: Failover, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, TakesRedisState: true},
 		{Fault: Crash, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 2, ExplainsErrors: true, OnService: true, StopsProcesses: true, Pauses: 1},
 		{Fault: Duplicate, Copies: 2, TTL: StallProof, NeedsProcs: 1, OnService: true},
-		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1, Pauses: 1},
+		{Fault: SlowRelease, Strikes: 1, Copies: 1, TTL: Recovery, NeedsProcs: 1, Pauses: 4},
 		{Fault: NetDelay, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, Pauses: 2},
 		{Fault: Partition, Copies: 1, TTL: Short, BreaksLock: true, Proxied: true, NeedsProcs: 1, ExplainsErrors: true, OnService: true, Pauses: 1},
 		{Fault: NodeRestart, Strikes: 1, Copies: 1, TTL: StallProof, BreaksLock: true, NeedsManagedStack: true, NeedsProcs: 1, ExplainsErrors: true, Quorum: true},

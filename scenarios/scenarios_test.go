@@ -171,15 +171,16 @@ func parseMatrixCases(t *testing.T, tests []matrixCase) {
 
 // TestLasts: a fault that strikes two holders may last two pauses, since
 // the second strike can come after the first ended; net-delay keeps its
-// latency for two windows; a partition lasts one, as do the faults that
-// wait a lock out (crash, slow-release); a duplicate does not last.
+// latency for two windows; a partition and a crash last one; slow-release
+// may wait ten TTLs and a half (four pauses of three TTLs); the faults
+// whose TTL no stall outlives, and a duplicate, do not last.
 func TestLasts(t *testing.T) {
 	pause := 3 * time.Second
 	want := map[Fault]time.Duration{Pause: 2 * pause, ShortTTL: 2 * pause, NetDelay: 2 * pause, Partition: pause, PauseStop: pause,
-		Crash: pause, SlowRelease: pause, Duplicate: 0, NoFault: 0}
-	for f, w := range want {
-		if got := f.Lasts(pause); got != w {
-			t.Errorf("%s.Lasts(%s) = %s, want %s", f, pause, got, w)
+		Crash: pause, SlowRelease: 4 * pause}
+	for _, f := range append(Faults(), NoFault) {
+		if got := f.Lasts(pause); got != want[f] {
+			t.Errorf("%s.Lasts(%s) = %s, want %s", f, pause, got, want[f])
 		}
 	}
 }

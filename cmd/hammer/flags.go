@@ -218,7 +218,15 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 			return err
 		}
 	}
-	return f.target.check(scns)
+	if err := f.target.check(scns); err != nil {
+		return err // a fault the service cannot take, before how long it lasts
+	}
+	for _, sc := range scns {
+		if err := f.checkLasts(sc.Fault); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkOpenModel validates --rate and --duration.
@@ -240,8 +248,7 @@ func (f *raceFlags) checkOpenModel() error {
 }
 
 // checkFault checks that the race can show fault: enough processes for a
-// process fault, enough contenders and seats for its strikes, and a
-// timeout longer than the fault may last.
+// process fault, enough contenders and seats for its strikes.
 func (f *raceFlags) checkFault(fault scenarios.Fault) error {
 	if n := fault.NeedsProcs(); f.procs < n && f.target.file == nil {
 		return fmt.Errorf("the %s fault needs --procs %d or more (another process must go on racing)", fault, n)
@@ -254,6 +261,11 @@ func (f *raceFlags) checkFault(fault scenarios.Fault) error {
 		return fmt.Errorf("the %s fault strikes %d chosen lock %s and needs at least %d contenders and %d seats (got %d contenders, %d seats)",
 			fault, fault.Strikes(), plural(fault.Strikes(), "holder", "holders"), need, need, contenders, f.seats)
 	}
+	return nil
+}
+
+// checkLasts checks that --timeout is longer than fault may last.
+func (f *raceFlags) checkLasts(fault scenarios.Fault) error {
 	if lasts := fault.Lasts(f.pauseFor(fault)); lasts >= f.timeout {
 		return fmt.Errorf("the %s fault may last %s at a lock TTL of %s, and a race that outlasts --timeout %s ends unknown: give a longer --timeout or a shorter --lock-ttl",
 			fault, lasts, f.ttlFor(fault), f.timeout)

@@ -87,14 +87,18 @@ func TestResultsDir(t *testing.T) {
 // TestCheckFaultTimeout: every fault fits the gate's and the load's
 // defaults, and a fault that may last as long as --timeout is refused: at
 // --lock-ttl 12s a pause strikes two holders of 36 s each, 72 s in all,
-// past the gate's 1 min timeout, while net-delay at --lock-ttl 1m keeps its
-// latency for six minutes, past the load's 5 min.
+// past the gate's 1 min timeout; slow-release may wait twelve TTLs, 60 s at
+// --lock-ttl 5s; net-delay at --lock-ttl 1m keeps its latency for six
+// minutes, past the load's 5 min.
 func TestCheckFaultTimeout(t *testing.T) {
 	for name, d := range map[string]raceFlags{"gate": gateDefaults(), "load": loadDefaults()} {
 		for _, fault := range scenarios.Faults() {
 			f := d
 			f.procs = max(f.procs, fault.NeedsProcs())
 			if err := f.checkFault(fault); err != nil {
+				t.Errorf("%s defaults, %s: %v", name, fault, err)
+			}
+			if err := f.checkLasts(fault); err != nil {
 				t.Errorf("%s defaults, %s: %v", name, fault, err)
 			}
 		}
@@ -112,6 +116,11 @@ func TestCheckFaultTimeout(t *testing.T) {
 		{"gate crash, 19s TTL", gateDefaults(), scenarios.Crash, 19 * time.Second, false},
 		{"gate crash, 20s TTL", gateDefaults(), scenarios.Crash, 20 * time.Second, true},
 		{"gate duplicate, 1m TTL", gateDefaults(), scenarios.Duplicate, time.Minute, false},
+		{"gate short-ttl, 9s TTL", gateDefaults(), scenarios.ShortTTL, 9 * time.Second, false},
+		{"gate short-ttl, 10s TTL", gateDefaults(), scenarios.ShortTTL, 10 * time.Second, true},
+		{"gate pause-stop, 19s TTL", gateDefaults(), scenarios.PauseStop, 19 * time.Second, false},
+		{"gate slow-release, 4s TTL", gateDefaults(), scenarios.SlowRelease, 4 * time.Second, false},
+		{"gate slow-release, 5s TTL", gateDefaults(), scenarios.SlowRelease, 5 * time.Second, true},
 		{"load net-delay, 45s TTL", loadDefaults(), scenarios.NetDelay, 45 * time.Second, false},
 		{"load net-delay, 1m TTL", loadDefaults(), scenarios.NetDelay, time.Minute, true},
 	}
@@ -120,8 +129,8 @@ func TestCheckFaultTimeout(t *testing.T) {
 			f := tt.f
 			f.procs = max(f.procs, tt.fault.NeedsProcs())
 			f.lockTTL, f.lockTTLSet = tt.lockTTL, true
-			if err := f.checkFault(tt.fault); (err != nil) != tt.refused {
-				t.Errorf("checkFault(%s) = %v, want refused %v", tt.fault, err, tt.refused)
+			if err := f.checkLasts(tt.fault); (err != nil) != tt.refused {
+				t.Errorf("checkLasts(%s) = %v, want refused %v", tt.fault, err, tt.refused)
 			}
 		})
 	}
