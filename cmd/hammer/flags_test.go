@@ -95,11 +95,10 @@ func TestCheckFaultTimeout(t *testing.T) {
 		for _, fault := range scenarios.Faults() {
 			f := d
 			f.procs = max(f.procs, fault.NeedsProcs())
-			if err := f.checkFault(fault); err != nil {
-				t.Errorf("%s defaults, %s: %v", name, fault, err)
-			}
-			if err := f.checkLasts(fault); err != nil {
-				t.Errorf("%s defaults, %s: %v", name, fault, err)
+			for _, check := range []func(scenarios.Fault) error{f.checkFault, f.checkLasts} {
+				if err := check(fault); err != nil {
+					t.Errorf("%s defaults, %s: %v", name, fault, err)
+				}
 			}
 		}
 	}
@@ -127,7 +126,6 @@ func TestCheckFaultTimeout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := tt.f
-			f.procs = max(f.procs, tt.fault.NeedsProcs())
 			f.lockTTL, f.lockTTLSet = tt.lockTTL, true
 			if err := f.checkLasts(tt.fault); (err != nil) != tt.refused {
 				t.Errorf("checkLasts(%s) = %v, want refused %v", tt.fault, err, tt.refused)
