@@ -15,36 +15,30 @@ import (
 	"github.com/hammer-load/hammer/internal/agent"
 )
 
-// envToken holds the shared token of a coordinator and its agents when
-// --token is not given (a flag shows in process listings; this does not).
-const envToken = "HAMMER_TOKEN"
-
 // agentFlags are the flags of run, load and gate that race on agents.
 type agentFlags struct {
 	n           int    // agents to wait for; 0 races child processes
 	listen      string // where agents join
 	joinTimeout time.Duration
-	token       string
+	tokenFlags
+	token string // the token resolved
 }
 
 func (a *agentFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&a.n, "agents", 0, "race on `N` agents (hammer agent --join) instead of local worker processes, one worker on each")
 	fs.StringVar(&a.listen, "listen", "127.0.0.1:7070", "`host:port` where agents join; loopback unless a host is named (0.0.0.0: every interface)")
 	fs.DurationVar(&a.joinTimeout, "join-timeout", 2*time.Minute, "how long to wait for the agents to join")
-	fs.StringVar(&a.token, "token", "", "shared token agents must prove they hold (default $"+envToken+")")
+	a.tokenFlags.register(fs)
 }
 
 // check validates the agent flags against the others, taking the token
 // from the environment when not given; with agents, each is one worker.
 func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
-	if !isSet(fs, "token") {
-		a.token = os.Getenv(envToken)
-	}
 	switch {
 	case a.n < 0:
 		return fmt.Errorf("--agents must be 0 or more, got %d", a.n)
 	case a.n == 0:
-		for _, name := range []string{"listen", "join-timeout"} {
+		for _, name := range []string{"listen", "join-timeout", "token", "token-file"} {
 			if isSet(fs, name) {
 				return fmt.Errorf("--%s goes with --agents", name)
 			}
@@ -65,9 +59,14 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 		return fmt.Errorf("--listen %s lets agents join from other hosts, but the %s stack's servers listen on this host's loopback: use --stack external with addresses the agents reach",
 			a.listen, f.stackKind)
 	}
-	if err := agent.CheckToken(a.token); err != nil {
-		return fmt.Errorf("--agents needs a shared token in $%s (or --token): %v", envToken, err)
+	token, err := a.tokenFlags.resolve(fs)
+	if err != nil {
+		return err
 	}
+	if err := agent.CheckToken(token); err != nil {
+		return fmt.Errorf("--agents needs a shared token in --token-file, $%s or --token: %v", envToken, err)
+	}
+	a.token = token
 	f.procs = a.n
 	return nil
 }
@@ -118,15 +117,13 @@ func agentCmd(ctx context.Context, args []string, io stdio) int {
 	join := fs.String("join", "", "coordinator `host:port` to join (its --listen)")
 	index := fs.String("index", "", "`index` to ask for (default $JOB_COMPLETION_INDEX when set, else the coordinator gives one)")
 	timeout := fs.Duration("join-timeout", 2*time.Minute, "how long to keep dialling a coordinator that does not answer yet")
-	token := fs.String("token", "", "shared token (default $"+envToken+")")
+	var tf tokenFlags
+	tf.register(fs)
 	offset := fs.Duration("clock-offset", 0, "tests only: play a host whose clock reads this much ahead")
 	if code, ok := parse(fs, args, io); !ok {
 		return code
 	}
-	if !isSet(fs, "token") {
-		*token = os.Getenv(envToken)
-	}
-	o := agent.JoinOptions{Addr: *join, Token: *token, Version: hammerVersion(), Host: agent.Hostname(),
+	o := agent.JoinOptions{Addr: *join, Version: hammerVersion(), Host: agent.Hostname(),
 		Timeout: *timeout, ClockOffset: *offset, Log: io.err}
 	if err := agentIndex(fs, *index, &o); err != nil {
 		return usageError(io, "agent", "%v", err)
@@ -139,9 +136,15 @@ func agentCmd(ctx context.Context, args []string, io stdio) int {
 	case *timeout <= 0:
 		return usageError(io, "agent", "--join-timeout must be positive, got %s", *timeout)
 	}
-	if err := agent.CheckToken(o.Token); err != nil {
-		return usageError(io, "agent", "set $%s (or --token): %v", envToken, err)
+	token, err := tf.resolve(fs)
+	if err == nil {
+		err = agent.CheckToken(token)
 	}
+	if err != nil {
+		return usageError(io, "agent", "a shared token from --token-file, $%s or --token: %v", envToken, err)
+	}
+	o.Token = token
+	tf.warn(fs, io)
 	exe, err := workerExecutable()
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer agent: %v\n", err)
@@ -180,20 +183,4 @@ func agentIndex(fs *flag.FlagSet, arg string, o *agent.JoinOptions) error {
 	}
 	o.Index = &index
 	return nil
-}
-
-// tokens are the shared tokens a command line and the environment hold,
-// for masking: a token is never printed.
-func tokens(args []string) []string {
-	out := []string{os.Getenv(envToken)}
-	for i, a := range args {
-		switch {
-		case (a == "--token" || a == "-token") && i+1 < len(args):
-			out = append(out, args[i+1])
-		case strings.HasPrefix(a, "--token="), strings.HasPrefix(a, "-token="):
-			_, v, _ := strings.Cut(a, "=")
-			out = append(out, v)
-		}
-	}
-	return out
 }

@@ -64,6 +64,7 @@ Usage:
   hammer report DIR                rebuild summary, charts and report.md of a results folder
   hammer report --compare A B      B against A side by side; exit 0 none worse, 1 a run got worse, 3 cannot tell
   hammer agent --join HOST:PORT    a worker host for run|load|gate --agents N (see "More than one machine")
+  hammer token                     a fresh shared token for --token-file (32 random bytes, URL-safe)
   hammer version                   the version, commit and build date of this binary
 
 %s
@@ -101,13 +102,15 @@ func run(ctx context.Context, args []string, io stdio) int {
 		return verifyCmd(rest, io)
 	case "report":
 		return reportCmd(rest, io)
+	case "token":
+		return tokenCmd(rest, io)
 	case "version", "--version", "-version":
 		return versionCmd(rest, io)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(io.out, usage())
 		return exitOK
 	default:
-		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load, gate, verify, report or version)\n", cmd)
+		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load, gate, agent, token, verify, report or version)\n", cmd)
 		return exitUsage
 	}
 }

@@ -200,9 +200,9 @@ func TestLostAgent(t *testing.T) {
 	defer c.Close()
 	go func() { // a hand-made agent that answers the handshake and pings, then nothing
 		lk := &link{conn: c}
-		bound, _ := binding(c)
-		ch, _ := lk.recv(time.Second)
-		_ = lk.send(frame{Kind: kindHello, Protocol: Protocol, Version: "v1", Proof: proof(token, fromAgent, bound, ch.Nonce), Host: "mute"})
+		if _, err := hello(lk, JoinOptions{Addr: ln.Addr(), Token: token, Version: "v1", Host: "mute"}); err != nil {
+			return
+		}
 		for {
 			f, err := lk.recv(10 * time.Second)
 			if err != nil {
@@ -276,7 +276,9 @@ func TestListenLoopbackByDefault(t *testing.T) {
 
 // TestManInTheMiddle: someone between agent and coordinator who holds
 // no token, terminating TLS towards each and copying the bytes, gets
-// neither side to accept: the proofs are bound to each TLS session.
+// neither side to accept: the confirmations are bound to each TLS
+// session, so the coordinator refuses the relayed agent's and never
+// sends its own.
 func TestManInTheMiddle(t *testing.T) {
 	ln, log := listen(t, "v1")
 	cfg, err := serverTLS()
@@ -309,8 +311,8 @@ func TestManInTheMiddle(t *testing.T) {
 	}()
 	err = within(t, join(mitm.Addr().String(), nil), 5*time.Second)
 	<-accepted
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "does not hold this token") {
-		t.Fatalf("agent through a man in the middle: %v, want it to refuse the coordinator", err)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "wrong token") {
+		t.Fatalf("agent through a man in the middle: %v, want it refused", err)
 	}
 	if !strings.Contains(log.String(), "wrong token") {
 		t.Errorf("coordinator log %q: want the relayed agent refused", log.String())
@@ -328,8 +330,7 @@ func TestStrangerFrameLimit(t *testing.T) {
 	}
 	c := tls.Client(raw, clientTLS())
 	defer c.Close()
-	lk := &link{conn: c}
-	if _, err := lk.recv(2 * time.Second); err != nil { // the challenge
+	if err := c.Handshake(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Write([]byte{0x01, 0x00, 0x00, 0x00}); err != nil { // a 16 MiB frame

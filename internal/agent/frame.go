@@ -1,7 +1,9 @@
 // Package agent is the link between a coordinator and the agents that run
 // its workers on other hosts: a TCP connection carrying length-framed JSON
-// frames, opened by a handshake that checks the protocol and hammer
-// versions and proves the shared token without sending it, then kept
+// frames, opened by a handshake in which each side proves the shared
+// token by a password-authenticated key exchange (nothing either side
+// sends lets a party without the token test a guess offline), then the
+// protocol and hammer versions are checked, then kept
 // alive by heartbeats both ways. Over it the coordinator estimates each
 // agent's clock offset (an NTP-style exchange of pings), starts one worker
 // process per race on the agent, writes to the worker's stdin, reads its
@@ -27,7 +29,7 @@ import (
 
 // Protocol is the version of the frames below; a peer speaking another
 // one is refused.
-const Protocol = 2
+const Protocol = 3
 
 // Timing of the link. A peer that sends nothing (not even a heartbeat)
 // for LostAfter is taken as lost: a run learns of a dead agent, and an
@@ -42,42 +44,45 @@ const (
 	maxFrame = 16 << 20
 )
 
-// Frame kinds. The coordinator sends challenge, welcome, refused, ping,
+// Frame kinds. Both sides send pake and confirm while they prove the
+// token (auth.go). The coordinator then sends welcome, refused, ping,
 // start, in, eof, signal, kill and bye; the agent sends hello, pong,
 // started, out, signaled (its answer to signal, with the request's number
 // in T1: Reason says why the signal could not be sent, "" if it was) and
 // exited; both send beat.
 const (
-	kindChallenge = "challenge"
-	kindHello     = "hello"
-	kindWelcome   = "welcome"
-	kindRefused   = "refused"
-	kindPing      = "ping"
-	kindPong      = "pong"
-	kindBeat      = "beat"
-	kindStart     = "start"
-	kindStarted   = "started"
-	kindIn        = "in"
-	kindEOF       = "eof"
-	kindOut       = "out"
-	kindSignal    = "signal"
-	kindSignaled  = "signaled"
-	kindKill      = "kill"
-	kindExited    = "exited"
-	kindBye       = "bye"
+	kindPake     = "pake"
+	kindConfirm  = "confirm"
+	kindHello    = "hello"
+	kindWelcome  = "welcome"
+	kindRefused  = "refused"
+	kindPing     = "ping"
+	kindPong     = "pong"
+	kindBeat     = "beat"
+	kindStart    = "start"
+	kindStarted  = "started"
+	kindIn       = "in"
+	kindEOF      = "eof"
+	kindOut      = "out"
+	kindSignal   = "signal"
+	kindSignaled = "signaled"
+	kindKill     = "kill"
+	kindExited   = "exited"
+	kindBye      = "bye"
 )
 
 // frame is one message on the link; Kind says which fields are set.
 type frame struct {
 	Kind string `json:"k"`
 
-	// Handshake: the challenge carries the coordinator's versions and a
-	// nonce, the hello the agent's versions, its proof (HMAC of the nonce
-	// under the token), its index hint and host name; the welcome the
+	// Handshake: a pake frame carries one side's share of the key
+	// exchange (the agent's, the protocol too), a confirm frame its
+	// confirmation of the key in Proof; then the hello carries the
+	// agent's versions, its index hint and host name, the welcome the
 	// index it was given, a refusal why.
 	Protocol int    `json:"protocol,omitempty"`
 	Version  string `json:"version,omitempty"`
-	Nonce    []byte `json:"nonce,omitempty"`
+	Pake     []byte `json:"pake,omitempty"`
 	Proof    []byte `json:"proof,omitempty"`
 	Index    *int   `json:"index,omitempty"`
 	Host     string `json:"host,omitempty"`
@@ -141,21 +146,36 @@ func (l *link) recv(wait time.Duration) (frame, error) { return l.recvMax(wait, 
 // recvMax is recv for frames of at most limit bytes.
 func (l *link) recvMax(wait time.Duration, limit uint32) (frame, error) {
 	_ = l.conn.SetReadDeadline(time.Now().Add(wait))
+	f, err := readFrame(l.conn, limit)
+	if err != nil && !errors.Is(err, errBadFrame) {
+		return f, quiet(err, wait)
+	}
+	return f, err
+}
+
+// errBadFrame is wrapped by the errors of a frame that arrived whole but
+// cannot be taken: too long, or not JSON of a frame.
+var errBadFrame = errors.New("bad frame")
+
+// readFrame reads one frame of at most limit bytes from r: a 4-byte
+// big-endian length, then that many bytes of JSON. A length over limit is
+// refused unread.
+func readFrame(r io.Reader, limit uint32) (frame, error) {
 	var head [4]byte
-	if _, err := io.ReadFull(l.conn, head[:]); err != nil {
-		return frame{}, quiet(err, wait)
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return frame{}, err
 	}
 	n := binary.BigEndian.Uint32(head[:])
 	if n > limit {
-		return frame{}, fmt.Errorf("sent a frame of %d bytes, over the %d-byte limit", n, limit)
+		return frame{}, fmt.Errorf("%w: sent a frame of %d bytes, over the %d-byte limit", errBadFrame, n, limit)
 	}
 	body := make([]byte, n)
-	if _, err := io.ReadFull(l.conn, body); err != nil {
-		return frame{}, quiet(err, wait)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return frame{}, err
 	}
 	var f frame
 	if err := json.Unmarshal(body, &f); err != nil {
-		return frame{}, fmt.Errorf("bad frame: %w", err)
+		return frame{}, fmt.Errorf("%w: %w", errBadFrame, err)
 	}
 	return f, nil
 }

@@ -62,15 +62,11 @@ func Join(ctx context.Context, o JoinOptions) error {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	lk, err := dial(ctx, o)
+	lk, index, err := connect(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer lk.conn.Close()
-	index, err := hello(lk, o)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(o.Log, "hammer agent: joined %s as agent %d\n", o.Addr, index)
 	s := &session{o: o, lk: lk}
 	stop := make(chan struct{})
@@ -79,9 +75,11 @@ func Join(ctx context.Context, o JoinOptions) error {
 	return s.run(ctx)
 }
 
-// dial connects to the coordinator, trying again every half second until
-// o.Timeout passes: agents may well start before it listens.
-func dial(ctx context.Context, o JoinOptions) (*link, error) {
+// connect dials the coordinator and proves the token, dialling again
+// every half second until o.Timeout passes while nobody listens yet or
+// the coordinator closes the connection before the exchange (it is busy
+// with strangers).
+func connect(ctx context.Context, o JoinOptions) (*link, int, error) {
 	deadline := time.Now().Add(o.Timeout)
 	d := tls.Dialer{Config: clientTLS()}
 	for {
@@ -89,10 +87,19 @@ func dial(ctx context.Context, o JoinOptions) (*link, error) {
 		c, err := d.DialContext(dctx, "tcp", o.Addr)
 		cancel()
 		if err == nil {
-			return &link{conn: c}, nil
+			lk := &link{conn: c}
+			index, herr := hello(lk, o)
+			if herr == nil {
+				return lk, index, nil
+			}
+			c.Close()
+			if !errors.Is(herr, errNotServed) {
+				return nil, 0, herr
+			}
+			err = herr
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, fmt.Errorf("no coordinator at %s within --join-timeout %s: %w", o.Addr, o.Timeout, err)
+			return nil, 0, fmt.Errorf("no coordinator at %s within --join-timeout %s: %w", o.Addr, o.Timeout, err)
 		}
 		select {
 		case <-time.After(500 * time.Millisecond):
@@ -101,49 +108,71 @@ func dial(ctx context.Context, o JoinOptions) (*link, error) {
 	}
 }
 
-// hello answers the coordinator's challenge and returns the index given.
+// errNotServed is wrapped by hello's error when the coordinator closed
+// the connection before answering the token exchange.
+var errNotServed = errors.New("closed the connection before the token exchange")
+
+// hello proves the token to the coordinator and checks its proof (see
+// auth.go), then says who this agent is and returns the index given.
+// Nothing about this agent goes out before the coordinator proved it
+// holds the token.
 func hello(lk *link, o JoinOptions) (int, error) {
 	bound, err := binding(lk.conn)
 	if err != nil {
 		return 0, fmt.Errorf("coordinator at %s: TLS: %w", o.Addr, err)
 	}
-	ch, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
+	ex, err := newExchange(o.Token, roleAgent)
 	if err != nil {
-		return 0, fmt.Errorf("coordinator at %s %w", o.Addr, err)
-	}
-	if ch.Kind == kindRefused {
-		return 0, fmt.Errorf("%w by the coordinator at %s: %s", ErrRefused, o.Addr, ch.Reason)
-	}
-	if ch.Kind != kindChallenge {
-		return 0, fmt.Errorf("coordinator at %s: expected a challenge, got %q", o.Addr, ch.Kind)
-	}
-	// The hello goes out even when the agent refuses the coordinator, so
-	// that the coordinator logs the refusal too.
-	hi := frame{Kind: kindHello, Protocol: Protocol, Version: o.Version, Proof: proof(o.Token, fromAgent, bound, ch.Nonce), Index: o.Index, Host: o.Host}
-	if !hmac.Equal(ch.Proof, proof(o.Token, fromCoordinator, bound, ch.Nonce)) {
-		// No proof for whoever this is: nothing to guess the token from.
-		hi.Proof = nil
-		_ = lk.send(hi)
-		return 0, fmt.Errorf("%w: the coordinator at %s does not hold this token (wrong token, or someone in between)", ErrRefused, o.Addr)
-	}
-	if why := versionMismatch(o.Version, ch.Protocol, ch.Version); why != "" {
-		_ = lk.send(hi)
-		return 0, fmt.Errorf("%w: the coordinator at %s runs %s", ErrRefused, o.Addr, why)
-	}
-	if err := lk.send(hi); err != nil {
 		return 0, err
 	}
-	for {
-		f, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
-		switch {
-		case err != nil:
-			return 0, fmt.Errorf("coordinator at %s %w", o.Addr, err)
-		case f.Kind == kindRefused:
-			return 0, fmt.Errorf("%w by the coordinator at %s: %s", ErrRefused, o.Addr, f.Reason)
-		case f.Kind == kindWelcome && f.Index != nil:
-			return *f.Index, nil
-		}
+	if err := lk.send(frame{Kind: kindPake, Protocol: Protocol, Pake: ex.share()}); err != nil {
+		return 0, fmt.Errorf("coordinator at %s: %w", o.Addr, err)
 	}
+	f, err := recvHandshake(lk, o, kindPake)
+	if err != nil {
+		if !errors.Is(err, ErrRefused) && !errors.Is(err, errBadFrame) {
+			return 0, fmt.Errorf("coordinator at %s %w", o.Addr, errNotServed)
+		}
+		return 0, err
+	}
+	key, err := ex.key(f.Pake)
+	if err != nil {
+		return 0, fmt.Errorf("coordinator at %s: %w", o.Addr, err)
+	}
+	if err := lk.send(frame{Kind: kindConfirm, Proof: confirmation(key, fromAgent, bound)}); err != nil {
+		return 0, fmt.Errorf("coordinator at %s: %w", o.Addr, err)
+	}
+	if f, err = recvHandshake(lk, o, kindConfirm); err != nil {
+		return 0, err
+	}
+	if !hmac.Equal(f.Proof, confirmation(key, fromCoordinator, bound)) {
+		return 0, fmt.Errorf("%w: the coordinator at %s does not hold this token (someone in between?)", ErrRefused, o.Addr)
+	}
+	if err := lk.send(frame{Kind: kindHello, Protocol: Protocol, Version: o.Version, Index: o.Index, Host: o.Host}); err != nil {
+		return 0, fmt.Errorf("coordinator at %s: %w", o.Addr, err)
+	}
+	if f, err = recvHandshake(lk, o, kindWelcome); err != nil {
+		return 0, err
+	}
+	if f.Index == nil {
+		return 0, fmt.Errorf("coordinator at %s: a welcome without an index", o.Addr)
+	}
+	return *f.Index, nil
+}
+
+// recvHandshake reads the coordinator's next handshake frame, which must
+// be of kind want; a refusal wraps ErrRefused.
+func recvHandshake(lk *link, o JoinOptions, want string) (frame, error) {
+	f, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
+	switch {
+	case err != nil:
+		return f, fmt.Errorf("coordinator at %s %w", o.Addr, err)
+	case f.Kind == kindRefused:
+		return f, fmt.Errorf("%w by the coordinator at %s: %s", ErrRefused, o.Addr, f.Reason)
+	case f.Kind != want:
+		return f, fmt.Errorf("coordinator at %s: expected %s, got %q", o.Addr, want, f.Kind)
+	}
+	return f, nil
 }
 
 // session is an agent's joined connection and its worker of the moment.

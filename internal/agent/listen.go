@@ -26,8 +26,9 @@ type ListenOptions struct {
 
 // Listener accepts agents.
 type Listener struct {
-	o  ListenOptions
-	ln net.Listener
+	o    ListenOptions
+	ln   net.Listener
+	gate *gate // which strangers may try the token; Accept's alone
 }
 
 // Listen binds the coordinator's port.
@@ -54,7 +55,7 @@ func Listen(o ListenOptions) (*Listener, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	return &Listener{o: o, ln: ln}, nil
+	return &Listener{o: o, ln: ln, gate: newGate()}, nil
 }
 
 // Addr is the address agents join, with the port the system chose.
@@ -99,43 +100,43 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 	}()
 	go func() { <-ctx.Done(); l.ln.Close() }()
 	joined := make([]*Agent, n)
-	answers := make(chan *Agent)
-	pending := 0
+	answers := make(chan answer)
+	drain := func(why string) { // handshakes still in flight are refused
+		for l.gate.busy() > 0 {
+			r := <-answers
+			l.gate.done(r.addr)
+			if r.agent != nil {
+				r.agent.refuse(why)
+			}
+		}
+	}
 	for count(joined) < n {
 		select {
 		case c := <-conns:
-			if pending >= maxHandshakes {
-				fmt.Fprintf(l.o.Log, "hammer: refused a connection from %s: %d others are still proving the token\n", c.RemoteAddr(), pending)
+			addr := host(c.RemoteAddr())
+			if ok, why := l.gate.admit(addr, time.Now()); !ok {
+				if why != "" {
+					fmt.Fprintf(l.o.Log, "hammer: refused a connection from %s: %s\n", c.RemoteAddr(), why)
+				}
 				c.Close()
 				continue
 			}
-			pending++
-			go func() { answers <- l.handshake(c) }()
-		case a := <-answers:
-			pending--
-			if a != nil {
-				l.admit(a, n, joined)
+			go func() { answers <- answer{agent: l.handshake(c, addr), addr: addr} }()
+		case r := <-answers:
+			l.gate.done(r.addr)
+			if r.agent != nil {
+				l.admit(r.agent, n, joined)
 			}
 		case <-ctx.Done():
 			closeAll(joined)
-			for ; pending > 0; pending-- {
-				if a := <-answers; a != nil {
-					a.refuse("the coordinator stopped waiting")
-				}
-			}
+			drain("the coordinator stopped waiting")
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return nil, fmt.Errorf("%d of %d agents joined within --join-timeout %s", count(joined), n, timeout)
 			}
 			return nil, ctx.Err()
 		}
 	}
-	go func() { // handshakes still in flight find every place taken
-		for ; pending > 0; pending-- {
-			if a := <-answers; a != nil {
-				a.refuse(fmt.Sprintf("all %d agents have joined", n))
-			}
-		}
-	}()
+	go drain(fmt.Sprintf("all %d agents have joined", n))
 	for _, a := range joined {
 		clk, err := a.Sync(joinPings)
 		if err != nil {
@@ -152,9 +153,12 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// maxHandshakes bounds the connections proving the token at once; more
-// are closed at once.
-const maxHandshakes = 16
+// answer is how one connection's handshake ended: its agent (nil when
+// refused) and its source address.
+type answer struct {
+	agent *Agent
+	addr  string
+}
 
 // joinPings is how many pings estimate an agent's clock when it joins.
 const joinPings = 8
@@ -205,11 +209,14 @@ func (l *Listener) admit(a *Agent, n int, joined []*Agent) {
 	fmt.Fprintf(l.o.Log, "hammer: agent %d joined from %s (%s); %d of %d\n", index, a.Addr, a.Host, count(joined), n)
 }
 
-// handshake challenges one connection and returns its agent, not yet
-// given an index, or nil when it was refused (and logged).
-func (l *Listener) handshake(c net.Conn) *Agent {
+// handshake runs the token exchange with one connection (see auth.go)
+// and returns its agent, not yet given an index, or nil when it was
+// refused (and logged). Nothing goes to the peer before it proved the
+// token but the exchange itself and why it was refused; a wrong guess at
+// the token is counted against addr, the peer's address, before the
+// peer is told.
+func (l *Listener) handshake(c net.Conn, addr string) *Agent {
 	lk := &link{conn: c}
-	nonce := newNonce()
 	refuse := func(why string) *Agent {
 		fmt.Fprintf(l.o.Log, "hammer: refused an agent from %s: %s\n", c.RemoteAddr(), why)
 		_ = lk.send(frame{Kind: kindRefused, Reason: why})
@@ -222,8 +229,38 @@ func (l *Listener) handshake(c net.Conn) *Agent {
 		c.Close()
 		return nil
 	}
-	if err := lk.send(frame{Kind: kindChallenge, Protocol: Protocol, Version: l.o.Version, Nonce: nonce,
-		Proof: proof(l.o.Token, fromCoordinator, bound, nonce)}); err != nil {
+	first, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
+	switch {
+	case err != nil:
+		return refuse("no token exchange: " + err.Error())
+	case first.Kind != kindPake:
+		return refuse(fmt.Sprintf("expected a token exchange, got %q", first.Kind))
+	case first.Protocol != Protocol:
+		return refuse(fmt.Sprintf("protocol %d against %d", first.Protocol, Protocol))
+	}
+	ex, err := newExchange(l.o.Token, roleCoordinator)
+	if err != nil {
+		return refuse("the token exchange failed here")
+	}
+	key, err := ex.key(first.Pake)
+	if err != nil {
+		l.gate.guessed(addr, time.Now())
+		return refuse(err.Error())
+	}
+	if err := lk.send(frame{Kind: kindPake, Pake: ex.share()}); err != nil {
+		c.Close()
+		return nil
+	}
+	got, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
+	switch {
+	case err != nil:
+		l.gate.guessed(addr, time.Now())
+		return refuse("no confirmation: " + err.Error())
+	case got.Kind != kindConfirm || !hmac.Equal(got.Proof, confirmation(key, fromAgent, bound)):
+		l.gate.guessed(addr, time.Now())
+		return refuse("wrong token")
+	}
+	if err := lk.send(frame{Kind: kindConfirm, Proof: confirmation(key, fromCoordinator, bound)}); err != nil {
 		c.Close()
 		return nil
 	}
@@ -233,8 +270,6 @@ func (l *Listener) handshake(c net.Conn) *Agent {
 		return refuse("no hello: " + err.Error())
 	case hello.Kind != kindHello:
 		return refuse(fmt.Sprintf("expected a hello, got %q", hello.Kind))
-	case !hmac.Equal(hello.Proof, proof(l.o.Token, fromAgent, bound, nonce)):
-		return refuse("wrong token")
 	}
 	if why := versionMismatch(l.o.Version, hello.Protocol, hello.Version); why != "" {
 		return refuse(why)
