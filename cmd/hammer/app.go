@@ -107,7 +107,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprint(io.out, usage())
 		return exitOK
 	default:
-		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load, gate, verify, report or version)\n", cmd)
+		fmt.Fprintf(io.err, "hammer: unknown command %q: want run, load, gate, agent, verify, report or version (see hammer -h)\n", cmd)
 		return exitUsage
 	}
 }
