@@ -331,3 +331,40 @@ func flagRows(fx walkFixture) map[string]flagRow {
 		"report --compare":     {kind: "bool", exempt: "both values are valid; its folders are checked by TestArgWalk"},
 	}
 }
+
+// TestURLErrorsQuoteNoURL: the reason a server URL is refused never
+// holds the URL, so no password reaches stderr even where the masking of
+// what is printed could not find it (a password with a control character
+// is quoted escaped; a piece of one next to a bad percent-escape).
+func TestURLErrorsQuoteNoURL(t *testing.T) {
+	secret := "Zq7" + secretMark
+	tests := []struct {
+		name, url string
+		check     func(string) error
+	}{
+		{"redis bad host", "redis://u:" + secret + "@[bad", checkRedisURL},
+		{"redis control character", "redis://u:" + secret + "\x01x@127.0.0.1:1/0", checkRedisURL},
+		{"redis bad escape", "redis://u:" + secret + "%zz@127.0.0.1:1/0", checkRedisURL},
+		{"redis bad escape at the start", "redis://u:%zz" + secret + "@127.0.0.1:1/0", checkRedisURL},
+		{"redis bad port", "redis://u:" + secret + "@127.0.0.1:port/0", checkRedisURL},
+		{"redis port out of range", "redis://u:" + secret + "@127.0.0.1:70000/0", checkRedisURL},
+		{"redis wrong scheme", "http://u:" + secret + "@127.0.0.1:1/0", checkRedisURL},
+		{"pg bad host", "postgres://u:" + secret + "@[bad", checkPGURL},
+		{"pg bad escape", "postgres://u:" + secret + "%zz@127.0.0.1:1/db", checkPGURL},
+		{"pg bad port", "postgres://u:" + secret + "@127.0.0.1:port/db", checkPGURL},
+		{"pg keyword string", "host=127.0.0.1 password=" + secret + " port=x", checkPGURL},
+		{"pg keyword string, quoted", "host=127.0.0.1 password='" + secret + " port=1", checkPGURL},
+		{"pg control character", "postgres://u:" + secret + "\x7f@127.0.0.1:1/db", checkPGURL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.check(tt.url)
+			switch {
+			case err == nil:
+				t.Fatalf("%q was accepted", tt.url)
+			case strings.Contains(err.Error(), secretMark) || strings.Contains(err.Error(), "Zq7"):
+				t.Errorf("the reason quotes the password: %v", err)
+			}
+		})
+	}
+}
