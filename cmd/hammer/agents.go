@@ -35,8 +35,8 @@ func (a *agentFlags) register(fs *flag.FlagSet) {
 // from the environment when not given; with agents, each is one worker.
 func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 	switch {
-	case a.n < 0:
-		return fmt.Errorf("--agents must be 0 or more, got %d", a.n)
+	case a.n < 1 && isSet(fs, "agents"):
+		return fmt.Errorf("--agents must be at least 1, got %d (leave it out to race local worker processes)", a.n)
 	case a.n == 0:
 		for _, name := range []string{"listen", "join-timeout", "token", "token-file"} {
 			if isSet(fs, name) {
@@ -51,10 +51,10 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 	case a.joinTimeout <= 0:
 		return fmt.Errorf("--join-timeout must be positive, got %s", a.joinTimeout)
 	}
-	host, _, err := net.SplitHostPort(a.listen)
-	if err != nil {
-		return fmt.Errorf("--listen %q: %v", a.listen, err)
+	if err := checkHostPort(a.listen, false, 0); err != nil {
+		return fmt.Errorf("--listen: %v", err)
 	}
+	host, _, _ := net.SplitHostPort(a.listen)
 	if host != "" && !agent.Loopback(host) && !f.external() {
 		return fmt.Errorf("--listen %s lets agents join from other hosts, but the %s stack's servers listen on this host's loopback: use --stack external with addresses the agents reach",
 			a.listen, f.stackKind)
@@ -73,11 +73,10 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 
 // join waits for the agents, saying where they can join; on failure it
 // says why and returns the exit code.
-func (a *agentFlags) join(ctx context.Context, io stdio) ([]*agent.Agent, int) {
+func (a *agentFlags) join(ctx context.Context, cmd string, io stdio) ([]*agent.Agent, int) {
 	ln, err := agent.Listen(agent.ListenOptions{Addr: a.listen, Token: a.token, Version: hammerVersion(), Log: io.err})
 	if err != nil {
-		fmt.Fprintf(io.err, "hammer: listen for agents: %v\n", err)
-		return nil, exitUsage
+		return nil, usageError(io, cmd, "--listen: %v", err)
 	}
 	fmt.Fprintf(io.err, "hammer: waiting for %d agents on %s (--join-timeout %s)\n", a.n, ln.Addr(), a.joinTimeout)
 	agents, err := ln.Accept(ctx, a.n, a.joinTimeout)
@@ -133,6 +132,8 @@ func agentCmd(ctx context.Context, args []string, io stdio) int {
 		return usageError(io, "agent", "unexpected argument %q", fs.Arg(0))
 	case *join == "":
 		return usageError(io, "agent", "--join host:port is required")
+	case checkHostPort(*join, true, 1) != nil:
+		return usageError(io, "agent", "--join: %v", checkHostPort(*join, true, 1))
 	case *timeout <= 0:
 		return usageError(io, "agent", "--join-timeout must be positive, got %s", *timeout)
 	}
@@ -159,8 +160,7 @@ func agentCmd(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, "hammer agent: the coordinator ended the session")
 		return exitOK
 	case errors.Is(err, agent.ErrRefused):
-		fmt.Fprintf(io.err, "hammer agent: %v\n", err)
-		return exitUsage
+		return usageError(io, "agent", "%v", err)
 	default:
 		fmt.Fprintf(io.err, "hammer agent: %v\n", err)
 		return exitInfra

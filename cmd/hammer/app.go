@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprint(io.out, usage())
 		return exitOK
 	default:
-		fmt.Fprintf(io.err, "hammer: unknown command %q (want run, load, gate, agent, token, verify, report or version)\n", cmd)
+		fmt.Fprintf(io.err, "hammer: unknown command %q: want run, load, gate, agent, token, verify, report or version (see hammer -h)\n", cmd)
 		return exitUsage
 	}
 }

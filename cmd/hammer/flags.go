@@ -33,6 +33,9 @@ type raceFlags struct {
 	seed              uint64
 	out, stackKind    string
 	redisURL, pgURL   string
+	// redisFrom and pgFrom say where the URLs came from, for messages:
+	// the flag or the environment variable.
+	redisFrom, pgFrom string
 	keep, quiet       bool
 	soldOutHint       bool
 	realtimeStart     bool // the workers' start is a real-time burst where they may
@@ -112,11 +115,15 @@ func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool)
 		return usageError(io, command(fs), "--lock: %v", err), false
 	}
 	f.lock = lock
+	f.redisFrom, f.pgFrom = "--redis-url", "--pg-url"
 	if !isSet(fs, "redis-url") {
-		f.redisURL = os.Getenv(envRedisURL)
+		f.redisURL, f.redisFrom = os.Getenv(envRedisURL), "$"+envRedisURL
 	}
 	if !isSet(fs, "pg-url") {
-		f.pgURL = os.Getenv(envPGURL)
+		f.pgURL, f.pgFrom = os.Getenv(envPGURL), "$"+envPGURL
+	}
+	if f.target.path == "" && isSet(fs, "replicas") {
+		return usageError(io, command(fs), "--replicas goes with --target"), false
 	}
 	if err := f.target.load(); err != nil {
 		return usageError(io, command(fs), "%v", err), false
@@ -172,6 +179,10 @@ func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
 	return o
 }
 
+// maxReplicas is the most copies of a --target service hammer starts:
+// each is a process on this host with its own port and pools.
+const maxReplicas = 100
+
 // minDuration is the shortest TTL, wait or timeout hammer accepts: Redis
 // counts TTLs in milliseconds.
 const minDuration = time.Millisecond
@@ -191,8 +202,12 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 		return fmt.Errorf("--seats %d is more than a sector holds (its counters are PostgreSQL integers: at most %d)", f.seats, math.MaxInt32)
 	}
 	if n := float64(f.procs) * float64(f.goroutines) * float64(f.attempts); n > math.MaxInt32 {
-		return fmt.Errorf("--procs %d × --goroutines %d × --attempts %d makes %.3g attempts; hammer records at most %d per race",
-			f.procs, f.goroutines, f.attempts, n, math.MaxInt32)
+		procs := "--procs" // with agents, one worker on each
+		if f.agents.n > 0 {
+			procs = "--agents"
+		}
+		return fmt.Errorf("%s %d × --goroutines %d × --attempts %d makes %.3g attempts; hammer records at most %d per race",
+			procs, f.procs, f.goroutines, f.attempts, n, math.MaxInt32)
 	}
 	if f.lockTTLSet && f.lockTTL < minDuration {
 		return fmt.Errorf("--lock-ttl must be at least %s (Redis counts TTLs in milliseconds), got %s", minDuration, f.lockTTL)
@@ -211,6 +226,9 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 	if _, err := stack.ParseKind(f.stackKind); err != nil {
 		return err
 	}
+	if err := f.checkURLs(); err != nil {
+		return err
+	}
 	if err := f.checkNodes(scns); err != nil {
 		return err
 	}
@@ -221,6 +239,9 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 	}
 	if err := f.target.check(scns); err != nil {
 		return err // a fault the service cannot take, before how long it lasts
+	}
+	if t := f.target.file; t != nil && t.Service != nil && f.target.replicas > maxReplicas {
+		return fmt.Errorf("--replicas %d is more than the %d copies of the service hammer starts on one host", f.target.replicas, maxReplicas)
 	}
 	for _, sc := range scns {
 		if err := f.checkLasts(sc.Fault); err != nil {

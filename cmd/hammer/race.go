@@ -69,12 +69,12 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	var agents []*agent.Agent
 	if f.agents.n > 0 {
 		var code int
-		if agents, code = f.agents.join(ctx, io); agents == nil {
+		if agents, code = f.agents.join(ctx, cmd.name, io); agents == nil {
 			return code
 		}
 		defer closeAgents(agents)
 	}
-	st, code := startStack(ctx, f, scns, io)
+	st, code := startStack(ctx, cmd.name, f, scns, io)
 	if st == nil {
 		return code
 	}
@@ -113,7 +113,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 
 // startStack starts the servers the flags name; when it cannot, it says
 // why and returns the exit code.
-func startStack(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io stdio) (*stack.Stack, int) {
+func startStack(ctx context.Context, cmd string, f *raceFlags, scns []scenarios.Scenario, io stdio) (*stack.Stack, int) {
 	log := io.err
 	if f.quiet {
 		log = nil
@@ -124,11 +124,11 @@ func startStack(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io
 		o.RedisURL, o.RedisPeers = urls[0], urls[1:]
 	}
 	st, err := stack.Start(ctx, o)
-	if err != nil {
+	switch {
+	case errors.Is(err, stack.ErrBadConfig):
+		return nil, usageError(io, cmd, "%v", err)
+	case err != nil:
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
-		if errors.Is(err, stack.ErrBadConfig) {
-			return nil, exitUsage
-		}
 		return nil, exitInfra
 	}
 	return st, exitOK
