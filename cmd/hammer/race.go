@@ -75,7 +75,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		}
 		defer closeAgents(agents)
 	}
-	st, code := startStack(ctx, f, scns, io)
+	st, code := startStack(ctx, cmd.name, f, scns, io)
 	if st == nil {
 		return code
 	}
@@ -121,7 +121,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 
 // startStack starts the servers the flags name; when it cannot, it says
 // why and returns the exit code.
-func startStack(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io stdio) (*stack.Stack, int) {
+func startStack(ctx context.Context, cmd string, f *raceFlags, scns []scenarios.Scenario, io stdio) (*stack.Stack, int) {
 	log := io.err
 	if f.quiet {
 		log = nil
@@ -132,11 +132,11 @@ func startStack(ctx context.Context, f *raceFlags, scns []scenarios.Scenario, io
 		o.RedisURL, o.RedisPeers = urls[0], urls[1:]
 	}
 	st, err := stack.Start(ctx, o)
-	if err != nil {
+	switch {
+	case errors.Is(err, stack.ErrBadConfig):
+		return nil, usageError(io, cmd, "%v", err)
+	case err != nil:
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
-		if errors.Is(err, stack.ErrBadConfig) {
-			return nil, exitUsage
-		}
 		return nil, exitInfra
 	}
 	return st, exitOK
