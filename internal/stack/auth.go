@@ -56,7 +56,7 @@ func pgRefused(err error) (string, bool) {
 
 // probeRedisRights checks that the client may run what a race sends on
 // keys and channels under hammer: (EVAL, SET … NX PX, DEL, PUBLISH for
-// the lock waiters' pub/sub), in one round trip that leaves nothing
+// the lock waiters' pub/sub), in one transaction that leaves nothing
 // behind: the key it sets is deleted, or expires in 10 s if it cannot be.
 func probeRedisRights(ctx context.Context, opts *redis.Options) error {
 	var b [6]byte
@@ -64,13 +64,20 @@ func probeRedisRights(ctx context.Context, opts *redis.Options) error {
 	key := "hammer:probe:" + hex.EncodeToString(b[:])
 	c := redis.NewClient(opts)
 	defer c.Close()
-	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	// MULTI/EXEC: no other client ever sees the key.
+	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Eval(ctx, "return 1", nil)
 		p.SetNX(ctx, key, "1", 10*time.Second)
 		p.Del(ctx, key)
 		p.Publish(ctx, key, "")
 		return nil
 	})
+	// A refused command fails the EXEC as a whole (EXECABORT): say which.
+	for _, cmd := range cmds {
+		if redisRefused(cmd.Err()) {
+			return cmd.Err()
+		}
+	}
 	return err
 }
 
