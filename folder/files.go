@@ -117,3 +117,31 @@ func files() []string {
 	}
 	return out
 }
+
+// The most hammer reads of each file of a results folder: a file past its
+// limit (or one that is no regular file) makes Load fail instead of
+// reading without end. A race of 100,000 attempts writes about 21 MB of
+// history (214 bytes an attempt, 382 at most) and 156 bytes a sale, so
+// the record files' limits leave room for some 20 million attempts; the
+// small files hold a few kilobytes per run.
+const (
+	maxHistorySize    = 4 << 30   // history.jsonl
+	maxLedgerSize     = 2 << 30   // ledger.jsonl: at most a sale per attempt, smaller
+	maxSectorsSize    = 16 << 20  // sectors.jsonl: a row per run
+	maxFaultsSize     = 256 << 20 // faults.jsonl: a record per strike
+	maxManifestSize   = 16 << 20  // manifest.json: about 1 KB per run
+	maxHistogramsSize = 256 << 20 // histograms.json: about 5 KB per run
+)
+
+// maxSize is the most Load reads of the record file name.
+func maxSize(name string) int64 {
+	switch name {
+	case HistoryFile:
+		return maxHistorySize
+	case LedgerFile:
+		return maxLedgerSize
+	case SectorsFile:
+		return maxSectorsSize
+	}
+	return maxFaultsSize
+}

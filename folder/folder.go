@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/bounded"
 	"github.com/hammer-load/hammer/latency"
 )
 
@@ -144,10 +145,12 @@ func (f *Folder) Save(dir string) error {
 // cut in the middle of a record) are not an error: the folder is read as
 // it is and the mismatch listed in Integrity, so that its verdict can say
 // what is missing. A folder without histograms.json gets its histograms
-// rebuilt from the attempts.
+// rebuilt from the attempts. A file larger than hammer reads of it (see
+// maxSize), or one that is no regular file, fails Load with an error
+// matching bounded.ErrTooLarge or bounded.ErrNotRegular.
 func Load(dir string) (*Folder, error) {
 	var f history.Folder
-	if err := readJSON(filepath.Join(dir, ManifestFile), &f.Manifest); err != nil {
+	if err := readJSON(filepath.Join(dir, ManifestFile), &f.Manifest, maxManifestSize); err != nil {
 		return nil, err
 	}
 	if f.Manifest.Schema != history.ManifestSchema {
@@ -155,10 +158,16 @@ func Load(dir string) (*Folder, error) {
 	}
 	read := make(map[string]scanned, len(recordFiles()))
 	files := f.Manifest.Files
-	load(dir, HistoryFile, files, &f.Attempts, read)
-	load(dir, LedgerFile, files, &f.Sales, read)
-	load(dir, SectorsFile, files, &f.Sectors, read)
-	load(dir, FaultsFile, files, &f.Faults, read)
+	for _, load := range []func() error{
+		func() error { return load(dir, HistoryFile, files, &f.Attempts, read) },
+		func() error { return load(dir, LedgerFile, files, &f.Sales, read) },
+		func() error { return load(dir, SectorsFile, files, &f.Sectors, read) },
+		func() error { return load(dir, FaultsFile, files, &f.Faults, read) },
+	} {
+		if err := load(); err != nil {
+			return nil, err
+		}
+	}
 	lat, err := loadHistograms(dir)
 	if err != nil {
 		return nil, err
@@ -167,15 +176,20 @@ func Load(dir string) (*Folder, error) {
 }
 
 // load reads the record file name of dir into *dst, with room for the
-// records the manifest expects, and notes what it found in read. A record file that is missing or does not parse is not an error
-// of Load: the folder does not add up, which its Integrity says.
-func load[T any](dir, name string, expected map[string]history.FileDigest, dst *[]T, read map[string]scanned) {
-	xs, s, err := readRecords[T](filepath.Join(dir, name), expected[name].Records)
+// records the manifest expects, and notes what it found in read. A record
+// file that is missing or does not parse is not an error of Load: the
+// folder does not add up, which its Integrity says. One past its size
+// limit or no regular file is: it is returned, and nothing more read.
+func load[T any](dir, name string, expected map[string]history.FileDigest, dst *[]T, read map[string]scanned) error {
+	xs, s, err := readRecords[T](filepath.Join(dir, name), expected[name].Records, maxSize(name))
 	switch {
+	case errors.Is(err, bounded.ErrTooLarge), errors.Is(err, bounded.ErrNotRegular):
+		return err
 	case errors.Is(err, fs.ErrNotExist):
 		s.broken = "is missing"
 	case err != nil:
 		s.broken = fmt.Sprintf("does not parse (%v): it changed after the run", err)
 	}
 	*dst, read[name] = xs, s
+	return nil
 }

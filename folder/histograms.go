@@ -59,7 +59,7 @@ func saveHgrm(path string, h *hdrhistogram.Histogram) error {
 // the folder has none.
 func loadHistograms(dir string) (*latency.Set, error) {
 	var es []latency.Encoded
-	err := readJSON(filepath.Join(dir, histogramsFile), &es)
+	err := readJSON(filepath.Join(dir, histogramsFile), &es, maxHistogramsSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil

@@ -47,7 +47,7 @@ func edit(t *testing.T, dir, name string, change func(string) string) {
 func rewriteManifest(t *testing.T, dir string, change func(*history.Manifest)) {
 	t.Helper()
 	var m history.Manifest
-	if err := readJSON(filepath.Join(dir, ManifestFile), &m); err != nil {
+	if err := readJSON(filepath.Join(dir, ManifestFile), &m, maxManifestSize); err != nil {
 		t.Fatal(err)
 	}
 	change(&m)

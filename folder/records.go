@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/bounded"
 )
 
 // scanned is what reading one record file found besides its records.
@@ -56,13 +57,13 @@ func writeRecords[T any](path string, xs []T) (d history.FileDigest, err error) 
 // expect is how many records the manifest says the file holds: room for
 // them is made at once (for no more than the file's size could hold, in
 // case the manifest was changed).
-func readRecords[T any](path string, expect int) ([]T, scanned, error) {
-	f, err := os.Open(path)
+func readRecords[T any](path string, expect int, limit int64) ([]T, scanned, error) {
+	f, err := bounded.Open(path, limit)
 	if err != nil {
 		return nil, scanned{}, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil {
+	if st, err := os.Stat(path); err == nil {
 		expect = int(min(int64(expect), st.Size()/minRecordSize))
 	}
 	h := sha256.New()
@@ -76,6 +77,8 @@ func readRecords[T any](path string, expect int) ([]T, scanned, error) {
 			s := scanned{FileDigest: history.FileDigest{Records: len(out), SHA256: hex.EncodeToString(h.Sum(nil))}}
 			s.cut = errors.Is(err, io.ErrUnexpectedEOF)
 			return out, s, nil
+		case errors.Is(err, bounded.ErrTooLarge):
+			return nil, scanned{}, err
 		case err != nil:
 			return out, scanned{}, fmt.Errorf("record %d: %w", len(out)+1, err)
 		}
@@ -95,9 +98,9 @@ func writeJSON(path string, v any) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// readJSON decodes the JSON file at path into v.
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+// readJSON decodes the JSON file at path, of at most limit bytes, into v.
+func readJSON(path string, v any, limit int64) error {
+	b, err := bounded.ReadFile(path, limit)
 	if err != nil {
 		return err
 	}

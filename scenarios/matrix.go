@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hammer-load/hammer/internal/bounded"
 )
 
 //go:embed gate.matrix
@@ -34,6 +36,18 @@ func embedded(name, text string) []Scenario {
 		panic("scenarios: embedded " + name + ": " + err.Error())
 	}
 	return cells
+}
+
+// MaxMatrixSize is the most hammer reads of a matrix file: the largest
+// matrix hammer ships takes 8 KB.
+const MaxMatrixSize = 1 << 20
+
+// OpenMatrix opens the matrix file at path for ParseMatrix or
+// ParseVariantMatrix. A file larger than MaxMatrixSize, or one that is no
+// regular file (a device, a FIFO, a directory), is refused without being
+// read; one that grows past the limit fails the parse.
+func OpenMatrix(path string) (io.ReadCloser, error) {
+	return bounded.Open(path, MaxMatrixSize)
 }
 
 // ParseMatrix reads a matrix file: one cell per line, "mode fault expect

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"os"
 
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -32,7 +31,7 @@ func gateCmd(ctx context.Context, args []string, io stdio) int {
 	case f.target.file != nil:
 		cells = f.target.variants()
 	case *matrix != "":
-		file, err := os.Open(*matrix)
+		file, err := scenarios.OpenMatrix(*matrix)
 		if err != nil {
 			return usageError(io, "gate", "%v", err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/internal/target"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/report"
 	"github.com/hammer-load/hammer/scenarios"
@@ -88,6 +89,13 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	races, skipped, code := fit(ctx, cmd, st, races, io)
 	if races == nil {
 		return code
+	}
+	if err := f.target.checkSetup(ctx, st.PGURL, f.seats); err != nil {
+		if errors.Is(err, target.ErrSetup) {
+			return usageError(io, cmd.name, "%v", err)
+		}
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		return exitInfra
 	}
 
 	prog := newProgress(io, f.quiet)

@@ -31,7 +31,7 @@ func reportCmd(args []string, io stdio) int {
 	dir := fs.Arg(0)
 	f, err := folder.Load(dir)
 	if err != nil {
-		return usageError(io, "report", "%v", err)
+		return loadError(io, "report", err)
 	}
 	// junit.xml is rebuilt where the command that made the folder wrote one.
 	junit := ""
@@ -66,7 +66,7 @@ func compareFolders(a, b string, io stdio) int {
 	for i, dir := range []string{a, b} {
 		f, err := folder.Load(dir)
 		if err != nil {
-			return usageError(io, "report", "--compare: %v", err)
+			return loadError(io, "report", fmt.Errorf("--compare: %w", err))
 		}
 		sums[i] = judge(f)
 	}

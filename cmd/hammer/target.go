@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/target"
@@ -49,7 +48,7 @@ func (t *targetFlags) variants() []scenarios.Scenario {
 
 // matrix reads a variant × fault matrix for the file's service.
 func (t *targetFlags) matrix(path string) ([]scenarios.Scenario, error) {
-	file, err := os.Open(path)
+	file, err := scenarios.OpenMatrix(path)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +103,16 @@ func (t *targetFlags) build(ctx context.Context) error {
 		return nil
 	}
 	return target.Build(ctx, t.file)
+}
+
+// checkSetup runs the file's setup SQL in a transaction it rolls back,
+// so that SQL the server refuses is found before any race (the error
+// then matches target.ErrSetup).
+func (t *targetFlags) checkSetup(ctx context.Context, pgURL string, seats int) error {
+	if t.file == nil {
+		return nil
+	}
+	return target.CheckSetup(ctx, t.file, pgURL, seats)
 }
 
 // describe records the service raced in the results folder's env.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -146,7 +147,23 @@ func TestBadTargets(t *testing.T) {
 			return strings.Replace(strings.Replace(s, "ready: /healthz", "ready: /nowhere", 1), "ready_timeout: 20s", "ready_timeout: 2s", 1)
 		}, exitInfra, "not ready after 2s"},
 		{"setup SQL fails", func(s string) string { return strings.Replace(s, "CREATE TABLE sales (", "CREATE TABLE sales ((", 1) },
-			exitInfra, "setup SQL"},
+			exitUsage, "setup: statement 2 (CREATE TABLE sales ((seat int"},
+		{"setup SQL PostgreSQL refuses in a transaction", func(s string) string {
+			return strings.Replace(s, "  INSERT INTO sectors", "  DROP DATABASE hammer_no_such_db;\n  INSERT INTO sectors", 1)
+		}, exitUsage, "setup: statement 3 (DROP DATABASE hammer_no_such_db): DROP DATABASE cannot run inside a transaction block (SQLSTATE 25001)"},
+		{"setup SQL names a missing table", func(s string) string {
+			return strings.Replace(s, "INSERT INTO sectors VALUES", "INSERT INTO sector VALUES", 1)
+		}, exitUsage, `statement 3 (INSERT INTO sector VALUES (1, 20, 20)): relation "sector" does not exist (SQLSTATE 42P01)`},
+		{"command not found", func(s string) string {
+			return strings.Replace(s, "command: [", "command: [hammer-no-such-program, ", 1)
+		},
+			exitUsage, "service.command: hammer-no-such-program is not an executable file in $PATH"},
+		{"command not executable", func(s string) string {
+			return regexp.MustCompile(`command: \[[^]]*\]`).ReplaceAllString(s, "command: [./target.yaml]")
+		}, exitUsage, "service.command: ./target.yaml is not an executable file (from "},
+		{"build not found", func(s string) string {
+			return strings.Replace(s, "  port_env: PORT", "  build: [./no-such-build.sh]\n  port_env: PORT", 1)
+		}, exitUsage, "service.build: ./no-such-build.sh is not an executable file"},
 		{"no rule matches", func(s string) string { return strings.ReplaceAll(s, "status: 201", "status: 299") },
 			exitInfra, "matched no response rule"},
 	}
@@ -182,6 +199,9 @@ func TestBadTargets(t *testing.T) {
 			if tt.wantCode == exitUsage {
 				if len(strings.Split(strings.TrimSpace(stderr), "\n")) != 1 {
 					t.Errorf("stderr = %q, want one line", stderr)
+				}
+				if _, err := os.Stat(dir); err == nil {
+					t.Errorf("a results folder was left at %s", dir)
 				}
 				if after := leftovers(t, st); after != before {
 					t.Errorf("hammer schemas and keys: %s before, %s after", before, after)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 
 	"github.com/hammer-load/hammer/folder"
+	"github.com/hammer-load/hammer/internal/bounded"
 	"github.com/hammer-load/hammer/report"
 	"github.com/hammer-load/hammer/verify"
 )
@@ -21,7 +23,7 @@ func verifyCmd(args []string, io stdio) int {
 	}
 	f, err := folder.Load(fs.Arg(0))
 	if err != nil {
-		return usageError(io, "verify", "%v", err)
+		return loadError(io, "verify", err)
 	}
 	summary := judge(f)
 	if err := report.WriteTable(io.out, summary); err != nil {
@@ -29,6 +31,18 @@ func verifyCmd(args []string, io stdio) int {
 		return exitInfra
 	}
 	return summary.ExitCode
+}
+
+// loadError says why folder.Load failed and returns the exit code: a file
+// past its size limit or no regular file makes the folder's outcome
+// indeterminate (exit 3); anything else, such as a folder that is not
+// there, is a usage error.
+func loadError(io stdio, cmd string, err error) int {
+	if errors.Is(err, bounded.ErrTooLarge) || errors.Is(err, bounded.ErrNotRegular) {
+		fmt.Fprintf(io.err, "hammer %s: %v\n", cmd, err)
+		return exitInfra
+	}
+	return usageError(io, cmd, "%v", err)
 }
 
 // judge verifies every run of a results folder and summarises the

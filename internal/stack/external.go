@@ -3,8 +3,6 @@ package stack
 import (
 	"context"
 	"fmt"
-
-	"github.com/hammer-load/hammer/internal/redact"
 )
 
 // startExternal validates the URLs and checks that every server answers.
@@ -29,11 +27,10 @@ func startExternal(ctx context.Context, o Options) (*Stack, error) {
 		}
 		fmt.Fprintf(o.Log, "checking external redis node %d at %s\n", i+1, popts.Addr)
 		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
-		err = pingRedis(pctx, popts)
+		err = checkRedisServer(pctx, fmt.Sprintf("redis node %d", i+1), popts)
 		cancel()
 		if err != nil {
-			return nil, unavailablef("redis node %d at %s did not answer PING within %s: %s", i+1, popts.Addr, pingTimeout,
-				redact.Passwords(popts.Password).String(err.Error()))
+			return nil, err
 		}
 	}
 	return &Stack{Kind: External, RedisURL: o.RedisURL, RedisPeers: o.RedisPeers, PGURL: o.PGURL}, nil

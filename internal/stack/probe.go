@@ -93,24 +93,57 @@ func pgAddr(cfg *pgx.ConnConfig) string {
 	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
 }
 
-// checkServers pings both servers at once, each within pingTimeout; the
-// error wraps ErrUnavailable and names the server that failed (Redis, if
-// both did).
+// checkServers pings both servers at once, each within pingTimeout, and
+// checks that Redis lets hammer run a race's commands on its keys. The
+// error names the server that failed (Redis, if both did): it wraps
+// ErrBadConfig when a server refused the URL's credentials, database or
+// rights (see checkRedisServer and checkPostgres), ErrUnavailable otherwise.
 func checkServers(ctx context.Context, ropts *redis.Options, pcfg *pgx.ConnConfig) error {
 	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
 	var pgErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { pgErr = pingPG(ctx, pcfg) })
-	redisErr := pingRedis(ctx, ropts)
+	wg.Go(func() { pgErr = checkPostgres(ctx, pcfg) })
+	redisErr := checkRedisServer(ctx, "redis", ropts)
 	wg.Wait()
 	if redisErr != nil {
-		return unavailablef("redis at %s did not answer PING within %s: %s", ropts.Addr, pingTimeout, redact.Passwords(ropts.Password).String(redisErr.Error()))
+		return redisErr
 	}
-	if pgErr != nil {
-		return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(pcfg), pingTimeout, redact.Passwords(pcfg.Password).String(pgErr.Error()))
+	return pgErr
+}
+
+// checkRedisServer pings the Redis of opts, called name in messages, and
+// probes its rights. WRONGPASS, NOAUTH and NOPERM wrap ErrBadConfig: the
+// URL's user or password, or the user's ACL, is wrong. Anything else
+// wraps ErrUnavailable.
+func checkRedisServer(ctx context.Context, name string, opts *redis.Options) error {
+	mask := redact.Passwords(opts.Password)
+	err := pingRedis(ctx, opts)
+	if err == nil {
+		err = probeRedisRights(ctx, opts)
 	}
-	return nil
+	switch {
+	case err == nil:
+		return nil
+	case redisRefused(err):
+		return badConfigf("%s at %s refused hammer's user, password or rights: %s", name, redisWho(opts), mask.String(err.Error()))
+	}
+	return unavailablef("%s at %s did not answer PING within %s: %s", name, opts.Addr, pingTimeout, mask.String(err.Error()))
+}
+
+// checkPostgres pings the PostgreSQL of cfg. A wrong password, a role that may
+// not log in or lacks a privilege, and a database that does not exist
+// wrap ErrBadConfig; anything else wraps ErrUnavailable.
+func checkPostgres(ctx context.Context, cfg *pgx.ConnConfig) error {
+	err := pingPG(ctx, cfg)
+	if err == nil {
+		return nil
+	}
+	msg := redact.Passwords(cfg.Password).String(err.Error())
+	if why, ok := pgRefused(err); ok {
+		return badConfigf("postgresql at %s (%s) refused hammer: %s", pgAddr(cfg), pgWho(cfg), why)
+	}
+	return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(cfg), pingTimeout, msg)
 }
 
 // pollReady calls probe until it succeeds, the deadline passes or stop is

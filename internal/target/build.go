@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -13,15 +14,30 @@ import (
 const buildTimeout = 5 * time.Minute
 
 // Build runs the service's build command once, from the file's folder,
-// before any replica starts; nothing to do when the file has none. The
-// error quotes the last line the command printed.
+// before any replica starts, then checks that the service's command can
+// be run; nothing to do when the file starts no service. A build or
+// command that does not exist or is not executable is named in the error
+// before anything runs; a failing build's error quotes the last line it
+// printed.
 func Build(ctx context.Context, f *File) error {
-	if f.Service == nil || len(f.Service.Build) == 0 {
+	if f.Service == nil {
 		return nil
 	}
+	if argv := f.Service.Build; len(argv) > 0 {
+		if err := f.checkExecutable("service.build", argv[0]); err != nil {
+			return err
+		}
+		if err := run(ctx, f, argv); err != nil {
+			return err
+		}
+	}
+	return f.checkExecutable("service.command", f.Service.Command[0])
+}
+
+// run runs the build command argv from the file's folder.
+func run(ctx context.Context, f *File, argv []string) error {
 	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
 	defer cancel()
-	argv := f.Service.Build
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = f.Dir
 	var out bytes.Buffer
@@ -31,4 +47,30 @@ func Build(ctx context.Context, f *File) error {
 		return fmt.Errorf("%s: build (%s) failed: %v: %s", f.Path, strings.Join(argv, " "), err, lines[len(lines)-1])
 	}
 	return nil
+}
+
+// checkExecutable says why name, the program of the file's setting key,
+// cannot be run: a name with a slash is a file relative to the file's
+// folder, one without is looked up in $PATH, as exec.Command does.
+func (f *File) checkExecutable(key, name string) error {
+	path := name
+	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
+		path = filepath.Join(f.Dir, name)
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		where := "in $PATH"
+		if strings.Contains(name, "/") {
+			where = "(from " + f.Dir + ")"
+		}
+		return fmt.Errorf("%s: %s: %s is not an executable file %s: %v", f.Path, key, name, where, cause(err))
+	}
+	return nil
+}
+
+// cause is the reason of an exec.Error, without the name it repeats.
+func cause(err error) error {
+	if e, ok := err.(*exec.Error); ok {
+		return e.Err
+	}
+	return err
 }

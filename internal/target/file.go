@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,8 +19,14 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hammer-load/hammer/internal/bounded"
 	"github.com/hammer-load/hammer/scenarios"
 )
+
+// MaxFileSize is the most hammer reads of a target file: a real one is a
+// few kilobytes. A larger file, or one that is no regular file (a device,
+// a FIFO, a directory), is refused by Load without being read.
+const MaxFileSize = 1 << 20
 
 // The defaults of the optional durations of a target file.
 const (
@@ -184,7 +189,7 @@ type rawRequest struct {
 // A placeholder is written without spaces; {{ name }} is an error. Text
 // between double braces that is no name, such as JSON, is left alone.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("target file: %w", err)
 	}

@@ -142,6 +142,18 @@ func validVariantName(s string) bool {
 	return s != ""
 }
 
+// controlChar returns the first control character of s other than a tab,
+// which no request line or header value may hold: CR and LF would end
+// the line, and Go's HTTP client refuses every request that holds one.
+func controlChar(s string) (rune, bool) {
+	for _, r := range s {
+		if (r < 0x20 && r != '\t') || r == 0x7f {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 // request checks the request of one attempt.
 func (d *doc) request(raw rawRequest) (RequestSpec, error) {
 	at := func(key string) []string { return []string{"request", key} }
@@ -151,9 +163,15 @@ func (d *doc) request(raw rawRequest) (RequestSpec, error) {
 	if !strings.HasPrefix(raw.Path, "/") {
 		return RequestSpec{}, d.errAt(at("path"), "required: a path starting with /")
 	}
+	if c, ok := controlChar(raw.Path); ok {
+		return RequestSpec{}, d.errAt(at("path"), "holds the control character %q: a path is one line of printable text", c)
+	}
 	for _, k := range d.keys("request", "headers") {
 		if !validToken(k) {
 			return RequestSpec{}, d.errAt([]string{"request", "headers", k}, "not a header name")
+		}
+		if c, ok := controlChar(raw.Headers[k]); ok {
+			return RequestSpec{}, d.errAt([]string{"request", "headers", k}, "the value holds the control character %q: a header value is one line (no CR or LF)", c)
 		}
 	}
 	timeout, err := d.duration(raw.Timeout, DefaultRequestTimeout, at("timeout"))

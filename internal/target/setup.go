@@ -1,0 +1,148 @@
+package target
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hammer-load/hammer/internal/inventory"
+)
+
+// ErrSetup matches the error of CheckSetup when PostgreSQL refuses the
+// setup SQL itself (a syntax error, a statement that cannot run in a
+// transaction, a table that is not there): the target file's mistake,
+// not the server's.
+var ErrSetup = errors.New("setup SQL refused")
+
+// setupCheckTimeout bounds CheckSetup.
+const setupCheckTimeout = 30 * time.Second
+
+// CheckSetup runs the file's setup SQL for a race of seats seats the way
+// each race will (in a fresh schema, inside a transaction), then rolls
+// it all back, so that SQL PostgreSQL refuses is found before anything
+// starts and nothing is left behind. When the server refuses the SQL
+// itself, the error matches ErrSetup and names the failing statement;
+// any other error (the server is down, the connection broke) does not.
+func CheckSetup(ctx context.Context, f *File, pgURL string, seats int) error {
+	ctx, cancel := context.WithTimeout(ctx, setupCheckTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		return fmt.Errorf("check the setup SQL: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	sql := Expand(f.Setup, map[string]string{VarSector: "1", VarSeats: strconv.Itoa(seats)})
+	err = rolledBack(ctx, conn, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, sql)
+		return err
+	})
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &pgErr) || !usersSQLState(pgErr.Code):
+		return fmt.Errorf("check the setup SQL: %w", err)
+	}
+	where := ""
+	if n, stmt, ok := failing(ctx, conn, sql); ok {
+		where = fmt.Sprintf(" statement %d (%s):", n, stmt)
+	}
+	return &setupError{msg: fmt.Sprintf("%s: setup:%s %s (SQLSTATE %s)", f.Path, where, oneLine(pgErr.Message), pgErr.Code)}
+}
+
+// setupError is setup SQL the server refused; it matches ErrSetup.
+type setupError struct{ msg string }
+
+func (e *setupError) Error() string        { return e.msg }
+func (e *setupError) Is(target error) bool { return target == ErrSetup }
+
+// rolledBack runs fill in a transaction, in a schema of its own made
+// for it and on the search_path, as inventory.CreateWith does, and rolls
+// the transaction back whatever fill did.
+func rolledBack(ctx context.Context, conn *pgx.Conn, fill func(pgx.Tx) error) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a failed rollback leaves nothing: the connection closes
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	schema := pgx.Identifier{inventory.SchemaPrefix + "setup_check_" + hex.EncodeToString(b[:])}.Sanitize()
+	if _, err := tx.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "SET LOCAL search_path TO "+schema); err != nil {
+		return err
+	}
+	return fill(tx)
+}
+
+// failing runs the statements of sql one by one, in a transaction it
+// rolls back, and returns the number and text of the first the server
+// refuses; false when none is (the statements could not be told apart).
+func failing(ctx context.Context, conn *pgx.Conn, sql string) (int, string, bool) {
+	var n int
+	var stmt string
+	err := rolledBack(ctx, conn, func(tx pgx.Tx) error {
+		for i, s := range statements(sql) {
+			if _, err := tx.Exec(ctx, s); err != nil {
+				n, stmt = i+1, s
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil || n == 0 {
+		return 0, "", false
+	}
+	return n, shorten(oneLine(stmt), 80), true
+}
+
+// usersSQLState says whether an error of this SQLSTATE is the SQL's own
+// mistake: its syntax, its objects, its data, a statement that cannot
+// run in a transaction, missing rights. The rest (the connection, the
+// server's resources, a deadlock, the operator) is the world's.
+func usersSQLState(code string) bool {
+	switch code[:min(2, len(code))] {
+	case "0A", // feature not supported
+		"21", // cardinality violation
+		"22", // data exception
+		"23", // integrity constraint violation
+		"25", // invalid transaction state: DROP DATABASE, VACUUM in a transaction
+		"26", // invalid SQL statement name
+		"28", // invalid authorization specification
+		"2B", // dependent privilege descriptors still exist
+		"2F", // SQL routine exception
+		"34", // invalid cursor name
+		"38", // external routine exception
+		"39", // external routine invocation exception
+		"3D", // invalid catalog name
+		"3F", // invalid schema name
+		"42", // syntax error or access rule violation
+		"44", // WITH CHECK OPTION violation
+		"54", // program limit exceeded: too many columns, too complex
+		"P0": // PL/pgSQL: RAISE EXCEPTION, assert failure
+		return true
+	}
+	return false
+}
+
+// oneLine folds s onto one line, its runs of white space made one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// shorten cuts s to at most n runes, marking the cut with "…".
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
