@@ -187,8 +187,10 @@ func TestBadTargets(t *testing.T) {
 			}
 			start := time.Now()
 			code, stdout, stderr := hammer(t, append([]string{"run", "--target", path, "--variant", "lock-plus-update"}, serviceArgs(t, dir)...)...)
-			if took := time.Since(start); took > 15*time.Second {
-				t.Errorf("took %s, want at most 15s", took)
+			// It must not wait for --timeout (5 min); the bound is wide
+			// because a -race run on a busy 2-core runner took 22 s.
+			if took := time.Since(start); took > time.Minute {
+				t.Errorf("took %s, want at most a minute", took)
 			}
 			if code != tt.wantCode {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, stdout, stderr)
