@@ -23,11 +23,13 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if err := o.Scenario.Lock.CheckMode(o.Scenario.Mode); err != nil {
 		return nil, err
 	}
+	began := time.Now()
 	o = o.withDefaults()
 	name := o.Scenario.Name
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
-	br := BackendRace{Run: name, Schema: schema, KeyPrefix: prefix, PGURL: o.PGURL, Seats: o.Seats, LockTTL: o.LockTTL}
+	br := BackendRace{Run: name, Schema: schema, KeyPrefix: prefix, PGURL: o.PGURL, Seats: o.Seats, LockTTL: o.LockTTL,
+		LedgerLimit: inventory.LedgerLimit(o.Seats, recordsExpected(o))}
 	if err = o.Backend.Create(ctx, br); err != nil {
 		return nil, err
 	}
@@ -91,16 +93,28 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, serving.stop()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
-	back := o.Backend.ReadBack(ctx, br, o.ReadBackWait)
+	back := o.Backend.ReadBack(ctx, br, readBackWait(o, began))
 	res.Run.Outages = watch.Stop()
-	res.addReadBack(back)
+	res.addReadBack(back, br.LedgerLimit)
 	return res, nil
 }
 
+// readBackWait is how long the read-back after a race begun at began
+// keeps trying while PostgreSQL fails: o.ReadBackWait, cut to what is left
+// of o.Timeout counted from began, so that --timeout bounds the run as a
+// whole (once it passed, the read-back gets one try, of at most 5 s).
+func readBackWait(o Options, began time.Time) time.Duration {
+	return max(0, min(o.ReadBackWait, time.Until(began.Add(o.Timeout))))
+}
+
 // addReadBack records what was read back after the race, and why what
-// could not be read was not.
-func (res *Result) addReadBack(back inventory.ReadBack) {
+// could not be read was not; a ledger cut at limit rows is recorded as
+// such.
+func (res *Result) addReadBack(back inventory.ReadBack, limit int) {
 	res.Sales, res.Sector, res.Run.NoCounter = back.Sales, back.Sector, back.NoCounter
+	if back.Truncated {
+		res.Run.LedgerTruncated = limit
+	}
 	if back.LedgerErr != nil {
 		res.Run.LedgerUnread = back.LedgerErr.Error()
 	}
