@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/latency"
 )
 
@@ -33,12 +32,13 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if err = o.Backend.Create(ctx, br); err != nil {
 		return nil, err
 	}
+	td := &teardown{schema: schema, prefix: prefix}
 	if !o.Keep {
 		defer func() {
-			switch cerr := cleanup(o, schema, prefix); {
+			switch cerr := cleanup(o, td); {
 			case cerr == nil:
 			case res != nil:
-				res.Warnings = append(res.Warnings, cerr.Error())
+				res.Warnings = append(res.Warnings, strings.Split(cerr.Error(), "\n")...)
 			case err != nil: // set-up failed: say what it left behind too
 				err = fmt.Errorf("%w; %w", err, cerr)
 			}
@@ -46,22 +46,32 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	commit, warnings := measureCommit(ctx, o, schema)
 	cfg := newWorkerConfig(o, schema, prefix)
+	td.keys = raceKeys(o, cfg)
 	env, err := setUpFaults(ctx, o, &cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer env.tearDown(ctx)
+	setUp, err := env.watchSetUp(o)
+	if err != nil {
+		return nil, err
+	}
 	serving, err := startBackend(ctx, o, br, env, &cfg)
 	if err != nil {
+		setUp.stop()
 		return nil, err
 	}
 	defer serving.stop()
 	ws, err := startWorkers(ctx, o, cfg)
 	if err != nil {
+		setUp.stop()
 		return nil, err
 	}
 	defer ws.shutdown()
-	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
+	err = ws.awaitReady(ctx, o.ReadyTimeout, setUp.w.Down())
+	setUp.stop()
+	if err != nil {
+		td.redisDown = errors.Is(err, errRedisDown)
 		return nil, err
 	}
 	watch, err := env.watch(o)
@@ -95,6 +105,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res.Attempts = fillUnknown(res.Attempts, o, name)
 	back := o.Backend.ReadBack(ctx, br, readBackWait(o, began))
 	res.Run.Outages = watch.Stop()
+	td.redisDown = redisDownAtEnd(res.Run.Outages)
 	res.addReadBack(back, br.LedgerLimit)
 	return res, nil
 }
@@ -284,21 +295,4 @@ func (s *shipping) answered(p int) bool {
 	}
 	s.deadline = nil
 	return true
-}
-
-// cleanup removes the run's schema and every key under its prefix, and
-// nothing else, from both servers at once. What it could not remove it
-// reports, naming it.
-func cleanup(o Options, schema, prefix string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var redisErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { redisErr = redislock.DeleteAll(ctx, o.RedisURL, prefix) })
-	pgErr := inventory.Drop(ctx, o.PGURL, schema)
-	wg.Wait()
-	if pgErr != nil {
-		pgErr = fmt.Errorf("clean-up left schema %s: %w", schema, pgErr)
-	}
-	return errors.Join(append([]error{pgErr, redisErr}, cleanupPeers(ctx, o, prefix)...)...)
 }
