@@ -58,7 +58,8 @@ func (e *faultEnv) watch(o Options) (*health.Watcher, error) {
 
 // setUpWatch watches the servers while a race sets up.
 type setUpWatch struct {
-	w    *health.Watcher
+	w *health.Watcher
+	// done ends the watch and closes its clients.
 	done func()
 }
 
@@ -74,8 +75,9 @@ func (e *faultEnv) watchSetUp(o Options) (*setUpWatch, error) {
 	return &setUpWatch{w: w, done: func() { w.Stop(); closeTargets() }}, nil
 }
 
-// stop ends the watch without waiting for it: a ping to a server that
-// does not answer may take its full timeout.
+// stop ends the watch of a set-up that failed without waiting for it: a
+// ping to a server that does not answer may take its full timeout. A
+// set-up that went through calls done instead.
 func (s *setUpWatch) stop() { go s.done() }
 
 // startWindow starts the fault's window shortly after the go signal, if

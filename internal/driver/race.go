@@ -68,12 +68,12 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 		return nil, err
 	}
 	defer ws.shutdown()
-	err = ws.awaitReady(ctx, o.ReadyTimeout, setUp.w.Down())
-	setUp.stop()
-	if err != nil {
+	if err := ws.awaitReady(ctx, o.ReadyTimeout, setUp.w.Down()); err != nil {
+		setUp.stop()
 		td.redisDown = errors.Is(err, errRedisDown)
 		return nil, err
 	}
+	setUp.done() // before the race's own watch, which takes its connections
 	watch, err := env.watch(o)
 	if err != nil {
 		return nil, err
