@@ -220,6 +220,11 @@ type Run struct {
 	// the race; empty when it was. No check that needs the ledger is made
 	// on a run whose ledger was not read.
 	LedgerUnread string `json:"ledger_unread,omitempty"`
+	// LedgerTruncated is set when the ledger held more rows than hammer
+	// reads (more than both the seats and the attempts, which proves an
+	// oversell already): only its first LedgerTruncated rows were read
+	// and saved. Zero when the whole ledger was read.
+	LedgerTruncated int `json:"ledger_truncated,omitempty"`
 	// Agents are the agents the race's workers ran on, by process number
 	// (worker p on Agents[p]); empty when they were child processes of
 	// the coordinator.

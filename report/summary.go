@@ -54,18 +54,21 @@ type RunSummary struct {
 	Oversold   int            `json:"oversold"`
 	// LedgerUnread is set when the ledger could not be read back: Sold and
 	// Oversold then count nothing.
-	LedgerUnread bool                  `json:"ledger_unread,omitempty"`
-	Verdict      verify.Status         `json:"verdict"`
-	Expected     scenarios.Expectation `json:"expected,omitempty"`
-	ExpectOK     bool                  `json:"expectation_met"`
-	ExpectReason string                `json:"expectation,omitempty"`
-	Violations   []verify.Violation    `json:"violations"`
-	Notes        []string              `json:"notes,omitempty"`
-	Undetermined []string              `json:"undetermined,omitempty"`
-	Outcomes     map[string]int        `json:"outcomes"`
-	P50Ms        float64               `json:"latency_p50_ms"`
-	P99Ms        float64               `json:"latency_p99_ms"`
-	StartSkewMs  float64               `json:"start_skew_ms"`
+	LedgerUnread bool `json:"ledger_unread,omitempty"`
+	// LedgerTruncated is set when only the ledger's first rows were read:
+	// Sold and Oversold count at least that many.
+	LedgerTruncated bool                  `json:"ledger_truncated,omitempty"`
+	Verdict         verify.Status         `json:"verdict"`
+	Expected        scenarios.Expectation `json:"expected,omitempty"`
+	ExpectOK        bool                  `json:"expectation_met"`
+	ExpectReason    string                `json:"expectation,omitempty"`
+	Violations      []verify.Violation    `json:"violations"`
+	Notes           []string              `json:"notes,omitempty"`
+	Undetermined    []string              `json:"undetermined,omitempty"`
+	Outcomes        map[string]int        `json:"outcomes"`
+	P50Ms           float64               `json:"latency_p50_ms"`
+	P99Ms           float64               `json:"latency_p99_ms"`
+	StartSkewMs     float64               `json:"start_skew_ms"`
 	// PeakInFlight is the most attempts in flight at once, across all
 	// processes: how many contenders the start really had racing together.
 	PeakInFlight int `json:"peak_in_flight"`
@@ -149,7 +152,8 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 	rs := RunSummary{
 		Name: rv.Run.Name, Mode: rv.Run.Mode, Lock: rv.Run.Lock, Procs: rv.Run.Procs, Goroutines: rv.Run.Goroutines,
 		Contenders: st.Contenders, Seats: rv.Run.Seats,
-		Sold: rv.Verdict.Sold, Oversold: rv.Verdict.Oversold, LedgerUnread: rv.Verdict.LedgerUnread, Verdict: rv.Verdict.Status,
+		Sold: rv.Verdict.Sold, Oversold: rv.Verdict.Oversold, LedgerUnread: rv.Verdict.LedgerUnread,
+		LedgerTruncated: rv.Verdict.LedgerTruncated, Verdict: rv.Verdict.Status,
 		Expected: rv.Run.Expected, ExpectOK: rv.ExpectOK, ExpectReason: rv.ExpectReason,
 		Violations: rv.Verdict.Violations, Notes: rv.Verdict.Notes, Undetermined: rv.Verdict.Undetermined,
 		Outcomes: map[string]int{}, WinsByProcess: map[string]int{},
@@ -312,20 +316,30 @@ func writeDetails(w io.Writer, r RunSummary, l limits) {
 	}
 }
 
-// soldCell is "sold/seats", or "?/seats" when the ledger was not read.
+// soldCell is "sold/seats", "?/seats" when the ledger was not read, or
+// "≥sold/seats" when it was read only up to a limit.
 func soldCell(r RunSummary) string {
 	if r.LedgerUnread {
 		return fmt.Sprintf("?/%d", r.Seats)
 	}
-	return fmt.Sprintf("%d/%d", r.Sold, r.Seats)
+	return fmt.Sprintf("%s%d/%d", atLeast(r), r.Sold, r.Seats)
 }
 
-// oversoldCell is the oversold count, or "?" when the ledger was not read.
+// oversoldCell is the oversold count, "?" when the ledger was not read,
+// or "≥count" when it was read only up to a limit.
 func oversoldCell(r RunSummary) string {
 	if r.LedgerUnread {
 		return "?"
 	}
-	return fmt.Sprint(r.Oversold)
+	return atLeast(r) + fmt.Sprint(r.Oversold)
+}
+
+// atLeast is "≥" for a run whose ledger was read only up to a limit.
+func atLeast(r RunSummary) string {
+	if r.LedgerTruncated {
+		return "≥"
+	}
+	return ""
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

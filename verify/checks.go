@@ -17,8 +17,12 @@ func (x *index) oversell() []Violation {
 	if sold <= seats {
 		return nil
 	}
+	atLeast := ""
+	if !x.ledgerWhole() {
+		atLeast = "at least "
+	}
 	return []Violation{{Check: CheckOversell, Detail: fmt.Sprintf(
-		"sold %d of %d seats: %d more than exist", sold, seats, sold-seats)}}
+		"sold %s%d of %d seats: %s%d more than exist", atLeast, sold, seats, atLeast, sold-seats)}}
 }
 
 // conservation fails when the sector row's capacity is not the configured
@@ -26,7 +30,7 @@ func (x *index) oversell() []Violation {
 // the sector row was not read.
 func (x *index) conservation() []Violation {
 	s := x.in.Sector
-	if s == nil || !x.ledgerRead() || x.worldBroke() {
+	if s == nil || !x.ledgerWhole() || x.worldBroke() {
 		return nil
 	}
 	var out []Violation
@@ -93,9 +97,10 @@ func (x *index) missingSales() []Violation {
 // unackedSales names the attempts told "sold" that have no ledger row
 // (missing), and those whose rows hold other seats (moved); lost counts
 // those without a row that were told before PostgreSQL restarted, which
-// the server may have lost. All are empty when the ledger was not read.
+// the server may have lost. All are empty when the ledger was not read,
+// or not read whole: the rows not read may hold those sales.
 func (x *index) unackedSales() (missing, moved []string, lost int) {
-	if !x.ledgerRead() {
+	if !x.ledgerWhole() {
 		return nil, nil, 0
 	}
 	for _, id := range sortedIDs(x.attempts) {

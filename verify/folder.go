@@ -54,6 +54,7 @@ func RunInput(run history.Run, r history.Records) Input {
 		Incomplete:        run.Incomplete,
 		GoAt:              run.GoAt,
 		LedgerUnread:      run.LedgerUnread,
+		LedgerTruncated:   run.LedgerTruncated,
 		Outages:           run.Outages,
 		Run:               run.Name,
 		RequestsPerWorker: run.RequestsPerWorker,

@@ -14,6 +14,34 @@ const ledgerChecks = "oversell, conservation, double-sold, missing-sale, phantom
 // check that counts its rows is made on a ledger that was not read.
 func (x *index) ledgerRead() bool { return x.in.LedgerUnread == "" }
 
+// ledgerWhole reports whether the whole ledger was read back: a ledger
+// cut short (LedgerTruncated) proves what its rows show (an oversell, a
+// seat sold twice, a phantom sale), never what it lacks (a missing sale,
+// a counter that does not add up).
+func (x *index) ledgerWhole() bool { return x.ledgerRead() && x.in.LedgerTruncated == 0 }
+
+// truncatedGap says what a ledger cut short proves and what was not
+// judged for it; empty when the ledger was read whole or not at all.
+func (x *index) truncatedGap() []string {
+	n := x.in.LedgerTruncated
+	if n == 0 || !x.ledgerRead() {
+		return nil
+	}
+	attempts := len(x.in.Attempts)
+	if x.in.RequestsPerWorker != nil {
+		attempts = 0
+		for _, r := range x.in.RequestsPerWorker {
+			attempts += r
+		}
+	}
+	proof := "the rows read already prove the oversell"
+	if len(x.in.Sales) <= x.in.Seats {
+		proof = fmt.Sprintf("yet only %d rows were saved, which prove no oversell", len(x.in.Sales))
+	}
+	return []string{fmt.Sprintf("the ledger was truncated at %d rows, more than the %d seats and the %d attempts of the race: %s, so the rest was not read, and conservation and missing-sale were not judged",
+		n, x.in.Seats, attempts, proof)}
+}
+
 // trouble is the first sign that server failed during the run: the
 // earliest outage the health checks saw or attempt that ended in an
 // infrastructure error from it, with what was seen then.
@@ -59,6 +87,7 @@ func (x *index) infraGaps() []string {
 		}
 		out = append(out, fmt.Sprintf("%s (%s), so %s were not judged", head, x.in.LedgerUnread, ledgerChecks))
 	}
+	out = append(out, x.truncatedGap()...)
 	if !x.in.Fault.ExplainsErrors() {
 		for _, server := range []string{history.ServerRedis, history.ServerPostgreSQL} {
 			if n := x.infraErrors(server); n > 0 {

@@ -102,6 +102,9 @@ type Input struct {
 	// LedgerUnread says why the ledger could not be read back; empty when
 	// it was. Checks that count its rows are then not made.
 	LedgerUnread string
+	// LedgerTruncated is how many rows of a ledger that held more were
+	// read (Sales holds them); zero when the whole ledger was read.
+	LedgerTruncated int
 	// Outages are the spans during which a server did not answer the
 	// health checks.
 	Outages []history.Outage
@@ -133,6 +136,9 @@ type Verdict struct {
 	// LedgerUnread is set when the ledger could not be read back: Sold and
 	// Oversold then count nothing.
 	LedgerUnread bool `json:"ledger_unread,omitempty"`
+	// LedgerTruncated is set when only the ledger's first rows were read
+	// (Input.LedgerTruncated): Sold and Oversold count at least as many.
+	LedgerTruncated bool `json:"ledger_truncated,omitempty"`
 	// Violations lists every failed check, in check order.
 	Violations []Violation `json:"violations,omitempty"`
 	// Notes holds facts that are not violations but a user should know,
@@ -163,10 +169,11 @@ type Verdict struct {
 func Check(in Input) Verdict {
 	idx := newIndex(in)
 	v := Verdict{
-		Seats:        in.Seats,
-		Sold:         len(in.Sales),
-		Oversold:     max(0, len(in.Sales)-in.Seats),
-		LedgerUnread: in.LedgerUnread != "",
+		Seats:           in.Seats,
+		Sold:            len(in.Sales),
+		Oversold:        max(0, len(in.Sales)-in.Seats),
+		LedgerUnread:    in.LedgerUnread != "",
+		LedgerTruncated: in.LedgerTruncated > 0,
 	}
 	v.Violations = idx.violations()
 	idx.addStories(v.Violations)

@@ -103,7 +103,11 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		Command: cmd.name, RunID: runID, Seed: f.seed, Races: races, Skipped: skipped,
 		Worker: driver.Command{Path: exe, Args: []string{workerCommand}},
 		Track:  prog.track,
-		Warn:   func(run, msg string) { fmt.Fprintf(io.err, "hammer: %s: %s\n", run, msg) },
+		Warn: func(run, msg string) {
+			for _, line := range strings.Split(msg, "\n") { // one line each, e.g. every key clean-up left
+				fmt.Fprintf(io.err, "hammer: %s: %s\n", run, line)
+			}
+		},
 	}, st)
 	prog.wait()
 	f.target.describe(&raw.Manifest.Env)
@@ -112,11 +116,38 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	if err := st.Close(); err != nil {
 		fmt.Fprintf(io.err, "hammer: stop servers: %v\n", err)
 	}
-	outputs := report.Outputs{NoCharts: ctx.Err() != nil, JUnit: cmd.junit} // interrupted: end at once
+	why := noCharts(ctx, raw)
+	outputs := report.Outputs{NoCharts: why != "", JUnit: cmd.junit}
 	// Error texts in the records may quote a URL: mask them before any
 	// file is written, since every file is derived from the records.
 	raw.Redact(io.secrets.String)
-	return finish(f.out, raw, lat, outputs, io)
+	exit := finish(f.out, raw, lat, outputs, io)
+	if why != "" {
+		fmt.Fprintf(io.out, "%s: no charts drawn; hammer report %s draws them\n", why, f.out)
+	}
+	return exit
+}
+
+// noCharts says why the charts are not drawn now, if they are not: a run
+// that was interrupted, or whose servers failed (one stopped answering and
+// did not answer again, or no race could run), must end at once.
+func noCharts(ctx context.Context, raw *history.Folder) string {
+	if ctx.Err() != nil {
+		return "interrupted"
+	}
+	raced := false
+	for _, r := range raw.Manifest.Runs {
+		for _, o := range r.Outages {
+			if o.To == 0 {
+				return o.Server + " stopped answering"
+			}
+		}
+		raced = raced || r.GoAt != 0
+	}
+	if !raced {
+		return "no race ran"
+	}
+	return ""
 }
 
 // startStack starts the servers the flags name; when it cannot, it says
@@ -193,9 +224,6 @@ func finish(dir string, raw *history.Folder, lat *latency.Set, outputs report.Ou
 		return exitInfra
 	}
 	fmt.Fprintf(io.out, "\nresults: %s (%s)\n", dir, folder.ReportFile)
-	if outputs.NoCharts {
-		fmt.Fprintf(io.out, "interrupted: no charts drawn; hammer report %s draws them\n", dir)
-	}
 	return summary.ExitCode
 }
 

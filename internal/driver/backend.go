@@ -49,6 +49,9 @@ type BackendRace struct {
 	PGURL   string
 	Seats   int
 	LockTTL time.Duration
+	// LedgerLimit is how many ledger rows ReadBack reads at most (0: all):
+	// inventory.LedgerLimit of the race's seats and attempts.
+	LedgerLimit int
 }
 
 // Holders is a Backend whose processes a fault strikes instead of the
@@ -123,7 +126,7 @@ func (builtinBackend) LockKey(prefix string) string { return prefix + "lock:sect
 // ReadBack reads the inventory's ledger and sector row; a mode whose stock
 // PostgreSQL does not count (counter-only) has no sector count to read.
 func (b builtinBackend) ReadBack(ctx context.Context, r BackendRace, wait time.Duration) inventory.ReadBack {
-	back := inventory.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, wait)
+	back := inventory.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, r.LedgerLimit, wait)
 	if !b.mode.CountsInDB() {
 		back.Sector, back.SectorErr, back.NoCounter = nil, nil, true
 	}

@@ -56,6 +56,30 @@ func (e *faultEnv) watch(o Options) (*health.Watcher, error) {
 	return health.Watch(targets, health.DefaultTiming()), nil
 }
 
+// setUpWatch watches the servers while a race sets up.
+type setUpWatch struct {
+	w *health.Watcher
+	// done ends the watch and closes its clients.
+	done func()
+}
+
+// watchSetUp starts watching the servers while the workers set up, so
+// that one that stops answering then ends the set-up within seconds. Its
+// outages are not the race's (the race watches from its go signal on).
+func (e *faultEnv) watchSetUp(o Options) (*setUpWatch, error) {
+	targets, closeTargets, err := health.Targets(e.servers.WatchRedisURL, o.PGURL)
+	if err != nil {
+		return nil, err
+	}
+	w := health.Watch(targets, health.DefaultTiming())
+	return &setUpWatch{w: w, done: func() { w.Stop(); closeTargets() }}, nil
+}
+
+// stop ends the watch of a set-up that failed without waiting for it: a
+// ping to a server that does not answer may take its full timeout. A
+// set-up that went through calls done instead.
+func (s *setUpWatch) stop() { go s.done() }
+
 // startWindow starts the fault's window shortly after the go signal, if
 // the fault has one.
 func (e *faultEnv) startWindow(ctx context.Context, o Options, goAt int64) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -142,7 +143,7 @@ func (f *fleet) emit(ev event) bool {
 
 // awaitReady waits until every worker reported ready. A worker that fails
 // to connect fails the whole race before anything was attempted.
-func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
+func (f *fleet) awaitReady(ctx context.Context, limit time.Duration, down <-chan history.Outage) error {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	for ready := 0; ready < len(f.ws); {
@@ -160,6 +161,12 @@ func (f *fleet) awaitReady(ctx context.Context, limit time.Duration) error {
 			}
 		case <-timer.C:
 			return fmt.Errorf("workers not ready after %s (connecting and warming up)", limit)
+		case out := <-down:
+			err := errPostgresDown
+			if out.Server == history.ServerRedis {
+				err = errRedisDown
+			}
+			return fmt.Errorf("%w while the workers set up (%s)", err, out.Err)
 		case <-ctx.Done():
 			return fmt.Errorf("interrupted during start-up: %w", ctx.Err())
 		}
@@ -174,6 +181,12 @@ func startupFailure(w *worker, end error) string {
 	}
 	return w.proc.lastErr()
 }
+
+// Errors of a set-up a server stopped answering during.
+var (
+	errRedisDown    = errors.New("redis stopped answering")
+	errPostgresDown = errors.New("postgresql stopped answering")
+)
 
 // goDelay is how far ahead the shared start instant is set: long enough for
 // the go signal to reach every worker before it passes. Workers on agents

@@ -6,7 +6,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/internal/stack"
 )
 
@@ -70,16 +69,4 @@ func peersOn(st *stack.Stack, o Options) []string {
 		return nil
 	}
 	return st.RedisPeers[:n]
-}
-
-// cleanupPeers removes every key under prefix from the other Redis nodes
-// of the race, and nothing else.
-func cleanupPeers(ctx context.Context, o Options, prefix string) []error {
-	var errs []error
-	for i, u := range o.RedisPeers {
-		if err := redislock.DeleteAll(ctx, u, prefix); err != nil {
-			errs = append(errs, fmt.Errorf("redis node %d: %w", i+1, err))
-		}
-	}
-	return errs
 }

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/latency"
 )
 
@@ -23,20 +22,23 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	if err := o.Scenario.Lock.CheckMode(o.Scenario.Mode); err != nil {
 		return nil, err
 	}
+	began := time.Now()
 	o = o.withDefaults()
 	name := o.Scenario.Name
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
-	br := BackendRace{Run: name, Schema: schema, KeyPrefix: prefix, PGURL: o.PGURL, Seats: o.Seats, LockTTL: o.LockTTL}
+	br := BackendRace{Run: name, Schema: schema, KeyPrefix: prefix, PGURL: o.PGURL, Seats: o.Seats, LockTTL: o.LockTTL,
+		LedgerLimit: inventory.LedgerLimit(o.Seats, recordsExpected(o))}
 	if err = o.Backend.Create(ctx, br); err != nil {
 		return nil, err
 	}
+	td := &teardown{schema: schema, prefix: prefix}
 	if !o.Keep {
 		defer func() {
-			switch cerr := cleanup(o, schema, prefix); {
+			switch cerr := cleanup(o, td); {
 			case cerr == nil:
 			case res != nil:
-				res.Warnings = append(res.Warnings, cerr.Error())
+				res.Warnings = append(res.Warnings, strings.Split(cerr.Error(), "\n")...)
 			case err != nil: // set-up failed: say what it left behind too
 				err = fmt.Errorf("%w; %w", err, cerr)
 			}
@@ -44,24 +46,34 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	commit, warnings := measureCommit(ctx, o, schema)
 	cfg := newWorkerConfig(o, schema, prefix)
+	td.keys = raceKeys(o, cfg)
 	env, err := setUpFaults(ctx, o, &cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer env.tearDown(ctx)
+	setUp, err := env.watchSetUp(o)
+	if err != nil {
+		return nil, err
+	}
 	serving, err := startBackend(ctx, o, br, env, &cfg)
 	if err != nil {
+		setUp.stop()
 		return nil, err
 	}
 	defer serving.stop()
 	ws, err := startWorkers(ctx, o, cfg)
 	if err != nil {
+		setUp.stop()
 		return nil, err
 	}
 	defer ws.shutdown()
-	if err := ws.awaitReady(ctx, o.ReadyTimeout); err != nil {
+	if err := ws.awaitReady(ctx, o.ReadyTimeout, setUp.w.Down()); err != nil {
+		setUp.stop()
+		td.redisDown = errors.Is(err, errRedisDown)
 		return nil, err
 	}
+	setUp.done() // before the race's own watch, which takes its connections
 	watch, err := env.watch(o)
 	if err != nil {
 		return nil, err
@@ -91,16 +103,29 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, serving.stop()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
-	back := o.Backend.ReadBack(ctx, br, o.ReadBackWait)
+	back := o.Backend.ReadBack(ctx, br, readBackWait(o, began))
 	res.Run.Outages = watch.Stop()
-	res.addReadBack(back)
+	td.redisDown = redisDownAtEnd(res.Run.Outages)
+	res.addReadBack(back, br.LedgerLimit)
 	return res, nil
 }
 
+// readBackWait is how long the read-back after a race begun at began
+// keeps trying while PostgreSQL fails: o.ReadBackWait, cut to what is left
+// of o.Timeout counted from began, so that --timeout bounds the run as a
+// whole (once it passed, the read-back gets one try, of at most 5 s).
+func readBackWait(o Options, began time.Time) time.Duration {
+	return max(0, min(o.ReadBackWait, time.Until(began.Add(o.Timeout))))
+}
+
 // addReadBack records what was read back after the race, and why what
-// could not be read was not.
-func (res *Result) addReadBack(back inventory.ReadBack) {
+// could not be read was not; a ledger cut at limit rows is recorded as
+// such.
+func (res *Result) addReadBack(back inventory.ReadBack, limit int) {
 	res.Sales, res.Sector, res.Run.NoCounter = back.Sales, back.Sector, back.NoCounter
+	if back.Truncated {
+		res.Run.LedgerTruncated = limit
+	}
 	if back.LedgerErr != nil {
 		res.Run.LedgerUnread = back.LedgerErr.Error()
 	}
@@ -270,21 +295,4 @@ func (s *shipping) answered(p int) bool {
 	}
 	s.deadline = nil
 	return true
-}
-
-// cleanup removes the run's schema and every key under its prefix, and
-// nothing else, from both servers at once. What it could not remove it
-// reports, naming it.
-func cleanup(o Options, schema, prefix string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var redisErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { redisErr = redislock.DeleteAll(ctx, o.RedisURL, prefix) })
-	pgErr := inventory.Drop(ctx, o.PGURL, schema)
-	wg.Wait()
-	if pgErr != nil {
-		pgErr = fmt.Errorf("clean-up left schema %s: %w", schema, pgErr)
-	}
-	return errors.Join(append([]error{pgErr, redisErr}, cleanupPeers(ctx, o, prefix)...)...)
 }

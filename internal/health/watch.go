@@ -41,17 +41,22 @@ func DefaultTiming() Timing {
 // Watcher pings servers until Stop and records when they did not answer
 // and when they came back as another process.
 type Watcher struct {
-	timing  Timing
-	down    chan history.Outage
-	quit    chan struct{}
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	outages []history.Outage
+	timing Timing
+	down   chan history.Outage
+	quit   chan struct{}
+	// stopping ends when Stop is called: it cuts the ping of a server
+	// already reported down, which Stop need not wait out.
+	stopping context.Context
+	stop     context.CancelFunc
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	outages  []history.Outage
 }
 
 // Watch starts pinging every target.
 func Watch(targets []Target, t Timing) *Watcher {
 	w := &Watcher{timing: t, down: make(chan history.Outage, len(targets)), quit: make(chan struct{})}
+	w.stopping, w.stop = context.WithCancel(context.Background())
 	for _, target := range targets {
 		w.wg.Add(1)
 		go w.watch(target)
@@ -66,6 +71,7 @@ func (w *Watcher) Down() <-chan history.Outage { return w.down }
 // Stop ends the watch and returns every outage seen, in the order they
 // began; an outage still going on has To unset.
 func (w *Watcher) Stop() []history.Outage {
+	w.stop()
 	close(w.quit)
 	w.wg.Wait()
 	w.mu.Lock()
@@ -85,7 +91,9 @@ type watcher struct {
 
 // watch pings one target until quit. A server still failing then gets
 // one last ping, so that an outage that just ended is not recorded as
-// going on.
+// going on; but not one already reported down (its race was stopped for
+// it), whose ping in flight is cut too: a frozen server would hold Stop
+// for a ping timeout or two.
 func (w *Watcher) watch(t Target) {
 	defer w.wg.Done()
 	tick := time.NewTicker(w.timing.Interval)
@@ -93,9 +101,11 @@ func (w *Watcher) watch(t Target) {
 	s := &watcher{t: t}
 	for quit := false; ; {
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), w.timing.Timeout)
-		id, err := t.Ping(ctx)
-		cancel()
+		id, err := w.ping(t, s.reported)
+		if err != nil && s.reported && w.stopping.Err() != nil {
+			w.record(*s.cur)
+			return
+		}
 		w.observe(s, start.UnixNano(), id, err)
 		if quit {
 			if s.cur != nil {
@@ -105,12 +115,44 @@ func (w *Watcher) watch(t Target) {
 		}
 		select {
 		case <-w.quit:
-			if s.cur == nil {
+			switch {
+			case s.cur == nil:
+				return
+			case s.reported:
+				w.record(*s.cur)
 				return
 			}
 			quit = true // one last ping
 		case <-tick.C:
 		}
+	}
+}
+
+// ping pings t once, within the timing's timeout; the ping of a server
+// already reported down gives up as soon as Stop is called (a client may
+// not heed a cancelled context while it reads, so it is left to end on
+// its own).
+func (w *Watcher) ping(t Target, reported bool) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), w.timing.Timeout)
+	if !reported {
+		defer cancel()
+		return t.Ping(ctx)
+	}
+	type answer struct {
+		id  string
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		defer cancel()
+		id, err := t.Ping(ctx)
+		got <- answer{id, err}
+	}()
+	select {
+	case a := <-got:
+		return a.id, a.err
+	case <-w.stopping.Done():
+		return "", w.stopping.Err()
 	}
 }
 

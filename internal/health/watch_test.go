@@ -62,6 +62,36 @@ func TestWatchStopDuringOutage(t *testing.T) {
 	}
 }
 
+// TestWatchStopFrozen: Stop does not wait out the ping of a server
+// already reported down that ignores its context (a frozen server read by
+// a client that does not heed cancellation), nor ping it once more.
+func TestWatchStopFrozen(t *testing.T) {
+	frozen := make(chan struct{})
+	defer close(frozen)
+	var pings atomic.Int32
+	stuck := Target{Server: history.ServerRedis, Ping: func(context.Context) (string, error) {
+		if pings.Add(1) > 2 {
+			<-frozen // answers nothing, whatever its context says
+		}
+		return "", errors.New("i/o timeout")
+	}}
+	w := Watch([]Target{stuck}, Timing{Interval: 5 * time.Millisecond, Timeout: 50 * time.Millisecond, DownAfter: time.Nanosecond})
+	select {
+	case <-w.Down(): // at the second failed ping; the third hangs
+	case <-time.After(5 * time.Second):
+		t.Fatal("a server failing every ping was not reported down")
+	}
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	outages := w.Stop()
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Stop took %s with a frozen server's ping in flight", d)
+	}
+	if len(outages) != 1 || outages[0].To != 0 {
+		t.Errorf("outages = %+v, want one without an end", outages)
+	}
+}
+
 // TestWatchRestart: a server that comes back as another process, whether
 // or not a ping failed in between, is recorded as restarted.
 func TestWatchRestart(t *testing.T) {

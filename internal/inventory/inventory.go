@@ -296,26 +296,6 @@ func insertSale(ctx context.Context, tx pgx.Tx, r Request, seat int) error {
 	return saleError(err)
 }
 
-// Ledger reads every sale row, tagged with the run's name.
-func (s *Store) Ledger(ctx context.Context, run string) ([]history.Sale, error) {
-	rows, err := s.pool.Query(ctx,
-		"SELECT sector_id, seat, request_id, worker, started_at, sold_at FROM sales ORDER BY id")
-	if err != nil {
-		return nil, fmt.Errorf("read ledger: %w", err)
-	}
-	sales, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (history.Sale, error) {
-		var sale history.Sale
-		var started, sold time.Time
-		err := row.Scan(&sale.Sector, &sale.Seat, &sale.RequestID, &sale.Worker, &started, &sold)
-		sale.Run, sale.StartedAt, sale.SoldAt = run, started.UnixNano(), sold.UnixNano()
-		return sale, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read ledger: %w", err)
-	}
-	return sales, nil
-}
-
 // Sector reads one sector row, tagged with the run's name. Its available
 // count is the row's counter less the seat rows sold: the counter for the
 // modes without seat rows, and for those with them (which leave the counter

@@ -21,13 +21,16 @@ type ReadBack struct {
 	// NoCounter: there is no sector row to read (a service that keeps no
 	// counter).
 	NoCounter bool
+	// Truncated: the ledger had more rows than the read's limit; Sales
+	// holds the first ones.
+	Truncated bool
 }
 
 // ReadBackAll reads the ledger and the final row of sector id of the run's
-// schema, trying again for up to wait while PostgreSQL fails. A cancelled
-// ctx gets one try.
-func ReadBackAll(ctx context.Context, pgURL, schema, run string, id int, wait time.Duration) ReadBack {
-	return Retry(ctx, wait, func(ctx context.Context) ReadBack { return readBackOnce(ctx, pgURL, schema, run, id) })
+// schema, at most limit ledger rows (0: all), trying again for up to wait
+// while PostgreSQL fails. A cancelled ctx gets one try.
+func ReadBackAll(ctx context.Context, pgURL, schema, run string, id, limit int, wait time.Duration) ReadBack {
+	return Retry(ctx, wait, func(ctx context.Context) ReadBack { return readBackOnce(ctx, pgURL, schema, run, id, limit) })
 }
 
 // Retry calls once until it reads everything, it fails otherwise than by
@@ -48,17 +51,17 @@ func Retry(ctx context.Context, wait time.Duration, once func(context.Context) R
 }
 
 // readBackOnce makes one try at reading the ledger and the sector row.
-func readBackOnce(ctx context.Context, pgURL, schema, run string, id int) ReadBack {
+func readBackOnce(ctx context.Context, pgURL, schema, run string, id, limit int) ReadBack {
 	return readWith(ctx, pgURL, schema, func(ctx context.Context, store *Store) ReadBack {
-		sales, err := store.Ledger(ctx, run)
+		sales, more, err := store.LedgerUpTo(ctx, run, limit)
 		if err != nil {
 			return ReadBack{LedgerErr: err}
 		}
 		sec, err := store.Sector(ctx, run, id)
 		if err != nil {
-			return ReadBack{Sales: sales, SectorErr: err}
+			return ReadBack{Sales: sales, Truncated: more, SectorErr: err}
 		}
-		return ReadBack{Sales: sales, Sector: &sec}
+		return ReadBack{Sales: sales, Truncated: more, Sector: &sec}
 	})
 }
 

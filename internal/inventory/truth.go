@@ -10,37 +10,46 @@ import (
 	"github.com/hammer-load/hammer/history"
 )
 
-// ReadTruth reads a user's service's ledger and sector row with its own
-// SQL, in the run's schema: ledgerSQL returns (request id, seat) rows,
-// sectorSQL (when not empty) one (capacity, available) row of sector id.
-func ReadTruth(ctx context.Context, pgURL, schema, run string, id int, ledgerSQL, sectorSQL string) ReadBack {
+// Truth is a user's service's own SQL for reading back a race: Ledger
+// returns (request id, seat) rows, Sector (when not empty) one (capacity,
+// available) row.
+type Truth struct {
+	Ledger, Sector string
+	// Limit is how many ledger rows are read at most (0: all); past it
+	// the read-back is Truncated.
+	Limit int
+}
+
+// ReadTruth reads a user's service's ledger and the row of sector id with
+// its own SQL, in the run's schema.
+func ReadTruth(ctx context.Context, pgURL, schema, run string, id int, t Truth) ReadBack {
 	return readWith(ctx, pgURL, schema, func(ctx context.Context, store *Store) ReadBack {
-		return store.truth(ctx, run, id, ledgerSQL, sectorSQL)
+		return store.truth(ctx, run, id, t)
 	})
 }
 
 // truth reads the ledger and sector row with the service's own SQL.
-func (s *Store) truth(ctx context.Context, run string, id int, ledgerSQL, sectorSQL string) ReadBack {
-	rows, err := s.pool.Query(ctx, ledgerSQL)
-	if err != nil {
-		return ReadBack{LedgerErr: fmt.Errorf("ledger SQL: %w", err)}
-	}
-	sales, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (history.Sale, error) {
+func (s *Store) truth(ctx context.Context, run string, id int, t Truth) ReadBack {
+	sales, more, err := scanUpTo(ctx, s, t.Limit, t.Ledger, func(rows pgx.Rows) (history.Sale, error) {
 		sale := history.Sale{Run: run, Sector: id}
-		err := row.Scan(&sale.RequestID, &sale.Seat)
+		err := rows.Scan(&sale.RequestID, &sale.Seat)
 		return sale, err
 	})
 	if err != nil {
 		return ReadBack{LedgerErr: fmt.Errorf("ledger SQL: %w", err)}
 	}
-	if sectorSQL == "" {
-		return ReadBack{Sales: sales, NoCounter: true}
+	back := ReadBack{Sales: sales, Truncated: more}
+	if t.Sector == "" {
+		back.NoCounter = true
+		return back
 	}
 	sec := history.Sector{Run: run, ID: id}
-	if err := s.pool.QueryRow(ctx, sectorSQL).Scan(&sec.Capacity, &sec.Available); err != nil {
-		return ReadBack{Sales: sales, SectorErr: fmt.Errorf("sector SQL: %w", err)}
+	if err := s.pool.QueryRow(ctx, t.Sector).Scan(&sec.Capacity, &sec.Available); err != nil {
+		back.SectorErr = fmt.Errorf("sector SQL: %w", err)
+		return back
 	}
-	return ReadBack{Sales: sales, Sector: &sec}
+	back.Sector = &sec
+	return back
 }
 
 // Activity watches the transactions of the connections to a database,

@@ -10,12 +10,14 @@ import (
 
 // DeleteAll removes every key under prefix from the Redis at rawURL, and
 // nothing else: the clean-up of a run's locks, fencing counters and fault
-// counters. What it could not remove it reports, naming it.
+// counters. What it could not remove it reports, naming it. A Redis that
+// does not answer is waited for until ctx ends.
 func DeleteAll(ctx context.Context, rawURL, prefix string) error {
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return err
 	}
+	opt.ContextTimeoutEnabled = true
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 	var errs []error

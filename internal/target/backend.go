@@ -125,7 +125,7 @@ func (b *Backend) ReadBack(ctx context.Context, r driver.BackendRace, wait time.
 	vals := b.vals(r.KeyPrefix)
 	ledger, sector := Expand(b.file.Truth.Ledger, vals), Expand(b.file.Truth.Sector, vals)
 	rb := inventory.Retry(ctx, wait, func(ctx context.Context) inventory.ReadBack {
-		return inventory.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, ledger, sector)
+		return inventory.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, inventory.Truth{Ledger: ledger, Sector: sector, Limit: r.LedgerLimit})
 	})
 	untag(rb.Sales, IDPrefix(r.KeyPrefix))
 	return rb
