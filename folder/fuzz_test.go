@@ -123,13 +123,14 @@ func roundTrip(t *testing.T, f *Folder) {
 	if err := f.Save(dir); err != nil {
 		t.Fatalf("a loaded folder does not save: %v", err)
 	}
-	if err := f.SaveHistograms(dir); err != nil {
-		var pathErr *fs.PathError
-		if !errors.As(err, &pathErr) {
-			t.Fatalf("a loaded folder's histograms do not save: %v", err)
-		}
-		// A run name the file system refuses in a file name: the
-		// histograms.json that holds them all was written first.
+	// histograms.json as SaveHistograms writes it, without the .hgrm
+	// files it renders for people: they take most of an execution.
+	want, err := f.Latency.Encode()
+	if err != nil {
+		t.Fatalf("a loaded folder's histograms do not encode: %v", err)
+	}
+	if err := writeJSON(filepath.Join(dir, histogramsFile), want); err != nil {
+		t.Fatal(err)
 	}
 	back, err := Load(dir)
 	if err != nil {
@@ -141,10 +142,6 @@ func roundTrip(t *testing.T, f *Folder) {
 	if !reflect.DeepEqual(counts(back), counts(f)) || len(back.Manifest.Runs) != len(f.Manifest.Runs) {
 		t.Fatalf("saved and loaded back: %v records, %d runs; want %v, %d",
 			counts(back), len(back.Manifest.Runs), counts(f), len(f.Manifest.Runs))
-	}
-	want, err := f.Latency.Encode()
-	if err != nil {
-		t.Fatal(err)
 	}
 	if got, err := back.Latency.Encode(); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("histograms saved and loaded back differ (%v)", err)
