@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/folder/foldertest"
@@ -17,7 +18,7 @@ const maxFuzzFile = 64 << 10
 // FuzzVerify runs `hammer verify` on a results folder written from
 // arbitrary bytes (with seal, the manifest records the record files'
 // digests, so the folder is consistent). It exits with one of hammer's
-// codes; a refusal is one line of the usage shape and nothing on stdout;
+// codes and prints no control character but the line break; a refusal is one line of the usage shape and nothing on stdout;
 // and it exits 0 only for a folder of at least one run, each of which
 // holds its expectation with a determined verdict on evidence that adds
 // up for a valid one.
@@ -44,6 +45,9 @@ func FuzzVerify(f *testing.F) {
 		}
 		var out, errb bytes.Buffer
 		code := verifyCmd([]string{dir}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		if i := strings.IndexFunc(out.String()+errb.String(), func(r rune) bool { return r != '\n' && unicode.IsControl(r) }); i >= 0 {
+			t.Fatalf("a control character is printed: stdout %q, stderr %q", out.String(), errb.String())
+		}
 		switch code {
 		case exitOK:
 			checkVerified(t, dir)
