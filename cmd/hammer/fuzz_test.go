@@ -45,7 +45,7 @@ func FuzzVerify(f *testing.F) {
 		}
 		var out, errb bytes.Buffer
 		code := verifyCmd([]string{dir}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
-		if i := strings.IndexFunc(out.String()+errb.String(), func(r rune) bool { return r != '\n' && unicode.IsControl(r) }); i >= 0 {
+		if strings.ContainsFunc(out.String()+errb.String(), func(r rune) bool { return r != '\n' && unicode.IsControl(r) }) {
 			t.Fatalf("a control character is printed: stdout %q, stderr %q", out.String(), errb.String())
 		}
 		switch code {
