@@ -25,8 +25,9 @@ const fuzzDeadline = time.Minute
 // results folder (with seal, the manifest records the files' digests, so
 // the folder is consistent), loads it and verifies its runs. No run is
 // valid on evidence that does not add up, every verdict says why it is
-// what it is, and a violation never stands on a record file that changed
-// after the run.
+// what it is, a violation never stands on a record file that changed
+// after the run, and hammer's checks and porcupine never disagree on the
+// seats sold (one of them would be wrong).
 func FuzzRuns(f *testing.F) {
 	for _, dir := range []string{"none-only", "load-small"} {
 		b, err := foldertest.Read(filepath.Join("..", "cmd", "hammer", "testdata", dir))
@@ -99,6 +100,9 @@ func checkVerdict(t *testing.T, run folder.Run, rv RunVerdict) {
 				t.Fatalf("run %q: violation %s stands on %s, which changed after the run", run.Name, x.Check, file)
 			}
 		}
+	}
+	if v.Checkers != nil && v.Checkers.Agreement == Disagree {
+		t.Fatalf("run %q: %s", run.Name, v.Checkers.Why)
 	}
 	if s := v.Summary(); !strings.HasPrefix(s, string(v.Status)+":") {
 		t.Fatalf("run %q: summary %q does not start with its status %s", run.Name, s, v.Status)
