@@ -21,6 +21,8 @@ if [ "${#targets[@]}" -eq 0 ]; then
   echo "fuzz: no fuzz targets found" >&2
   exit 1
 fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 failed=()
 for t in "${targets[@]}"; do
   file=${t%%:*}
@@ -29,9 +31,20 @@ for t in "${targets[@]}"; do
   echo "fuzz: $name in $pkg for $FUZZTIME" >&2
   # -timeout 0: -fuzztime bounds the run; go test's default of 10 minutes
   # would end a longer FUZZTIME as a failure.
-  if ! "$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime "$FUZZMINIMIZETIME" -timeout 0 "${flags[@]}" "$pkg"; then
-    failed+=("$name ($pkg)")
+  if "$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime "$FUZZMINIMIZETIME" \
+    -timeout 0 "${flags[@]}" "$pkg" 2>&1 | tee "$log"; then
+    continue
   fi
+  # Go's fuzzing engine can fail a run at its own -fuzztime deadline with
+  # "context deadline exceeded" and no input (go.dev/issue/75804), mostly on
+  # a busy machine or a short FUZZTIME: that is no finding. A failing input
+  # is always written to testdata/fuzz, a hang included (each target fails
+  # an input that runs too long).
+  if grep -q '^    context deadline exceeded$' "$log" && ! grep -q 'Failing input written to' "$log"; then
+    echo "fuzz: $name: go test stopped at its own deadline without a failing input (go.dev/issue/75804): not a finding" >&2
+    continue
+  fi
+  failed+=("$name ($pkg)")
 done
 if [ "${#failed[@]}" -gt 0 ]; then
   printf 'fuzz: failed: %s\n' "${failed[@]}" >&2
