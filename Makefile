@@ -6,7 +6,7 @@ NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test vet services examples load-service gate-service up down clean
+.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test fuzz vet services examples load-service gate-service up down clean
 
 all: build
 
@@ -68,6 +68,12 @@ vet:
 ## test: vet, then every test with -race; integration tests fail (not skip) without services
 test: services vet
 	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 ./...
+
+## fuzz: run every Go fuzz target (scripts/fuzz.sh finds each func FuzzX) for FUZZTIME, one after
+## another; FUZZFLAGS="-parallel 1" adds flags to each go test
+FUZZTIME ?= 1m
+fuzz:
+	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh
 
 ## examples: build the example services hammer can race: examples/ticketd/bin/ticketd, and
 ## examples/ticketd-node's npm packages (npm ci, only when package-lock.json is newer than node_modules)

@@ -163,12 +163,19 @@ func (s *Set) Encode() ([]Encoded, error) {
 	return out, nil
 }
 
-// Decode rebuilds a set from Encode's output.
+// Decode rebuilds a set from Encode's output. A histogram of another
+// range or precision than hammer's is refused: the encoding is a few
+// dozen bytes whatever the range, so a file or a frame of such histograms
+// (1 to 2^61 µs at 5 digits is 45 MB each once decoded) would otherwise
+// take memory without bound.
 func Decode(es []Encoded) (*Set, error) {
 	s := NewSet()
 	for _, e := range es {
 		h, err := hdrhistogram.Decode(e.Histogram)
 		if err != nil {
+			return nil, fmt.Errorf("decode histogram %v: %w", e.Key, err)
+		}
+		if err := checkGeometry(h); err != nil {
 			return nil, fmt.Errorf("decode histogram %v: %w", e.Key, err)
 		}
 		if mine, ok := s.hists[e.Key]; ok {
@@ -178,6 +185,19 @@ func Decode(es []Encoded) (*Set, error) {
 		s.hists[e.Key] = h
 	}
 	return s, nil
+}
+
+// checkGeometry refuses a histogram that does not track what
+// newHistogram's do.
+func checkGeometry(h *hdrhistogram.Histogram) error {
+	want := newHistogram()
+	if h.LowestTrackableValue() != want.LowestTrackableValue() || h.HighestTrackableValue() != want.HighestTrackableValue() ||
+		h.SignificantFigures() != want.SignificantFigures() {
+		return fmt.Errorf("tracks %d to %d at %d digits, not hammer's %d to %d at %d",
+			h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures(),
+			want.LowestTrackableValue(), want.HighestTrackableValue(), want.SignificantFigures())
+	}
+	return nil
 }
 
 // WriteHgrm writes h as a percentile distribution in milliseconds, the

@@ -1,13 +1,44 @@
 package latency
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/hammer-load/hammer/history"
 )
+
+// TestDecodeRefusesOtherGeometry: a histogram of a wider range or more
+// digits than hammer's encodes into a few dozen bytes but decodes into
+// tens of megabytes; Decode refuses it, and takes hammer's own.
+func TestDecodeRefusesOtherGeometry(t *testing.T) {
+	tests := []struct {
+		name    string
+		h       *hdrhistogram.Histogram
+		wantErr bool
+	}{
+		{"hammer's own", newHistogram(), false},
+		{"1 to 2^61 at 5 digits (45 MB decoded)", hdrhistogram.New(1, math.MaxInt64/4, 5), true},
+		{"more digits", hdrhistogram.New(1, maxValue, 4), true},
+		{"a wider range", hdrhistogram.New(1, 2*maxValue, 3), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := tt.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Decode([]Encoded{{Key: Key{Run: "r", Phase: Attempt}, Histogram: b}})
+			if (err != nil) != tt.wantErr {
+				t.Errorf("Decode of %d bytes: error %v, want an error: %v", len(b), err, tt.wantErr)
+			}
+		})
+	}
+}
 
 // TestMergeIsExact: histograms recorded by several processes and merged
 // give the same percentiles as one histogram fed every value.

@@ -210,8 +210,19 @@ func saveSummary(dir string, s Summary) error {
 
 // WriteTable prints the verdict table, then what went wrong in each run:
 // at most a few lines and stories per run (summary.json and
-// violations.txt hold all of them).
+// violations.txt hold all of them). Control characters in what it quotes
+// are escaped (printable).
 func WriteTable(w io.Writer, s Summary) error {
+	var b strings.Builder
+	if err := writeTable(&b, s); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, printable(b.String()))
+	return err
+}
+
+// writeTable writes what WriteTable prints, as it is.
+func writeTable(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODE\tCONTENDERS\tSOLD/SEATS\tOVERSOLD\tP50\tP99\tSELLOUT\tEFF\tSKEW\tPEAK\tEXPECTED\tVERDICT")
 	for _, r := range s.Runs {

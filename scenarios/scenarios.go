@@ -158,15 +158,22 @@ func (s Scenario) Named() Scenario {
 	return s
 }
 
+// MaxNodes is the most Redis nodes a scenario may race on: a local stack
+// starts a redis-server for each, so a mistyped count (nodes=1000001)
+// must be refused, not started. A Redlock is usually taken on 5.
+const MaxNodes = 15
+
 // CheckNodes says why s cannot race on its Redis nodes, or nil: their
 // number must be odd (a majority of an even number survives no more
-// failed nodes than of one fewer), and a fault that strikes a node of a
-// Redlock's majority needs MinQuorumNodes or more.
+// failed nodes than of one fewer) and at most MaxNodes, and a fault that
+// strikes a node of a Redlock's majority needs MinQuorumNodes or more.
 func (s Scenario) CheckNodes() error {
 	n := max(s.Nodes, 1)
 	switch {
 	case s.Nodes < 0 || n%2 == 0:
 		return fmt.Errorf("want an odd number of Redis nodes, at least 1 (a majority of an even number survives no more failed nodes than of one fewer), got %d", s.Nodes)
+	case n > MaxNodes:
+		return fmt.Errorf("want at most %d Redis nodes (a local stack starts a Redis server for each), got %d", MaxNodes, n)
 	case s.Fault.Quorum() && n < MinQuorumNodes:
 		return fmt.Errorf("the %s fault strikes a node of a Redlock holder's majority: it needs %d or more Redis nodes, got %d", s.Fault, MinQuorumNodes, n)
 	}

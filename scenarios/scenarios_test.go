@@ -122,6 +122,7 @@ func TestParseMatrix(t *testing.T) {
 		}, ""},
 		{"nodes without lock", "update-only none safe nodes=5\n", nil, "nodes=5 needs a mode with a lock"},
 		{"even nodes", "lock-only none safe nodes=4\n", nil, "want an odd number of Redis nodes"},
+		{"a million nodes", "lock-only none safe nodes=1000001\n", nil, "want at most 15 Redis nodes"},
 		{"redislock over nodes", "lock-only none safe nodes=3 lock=redislock\n", nil, "redislock works on one Redis node, not a Redlock over 3"},
 		{"bad nodes", "lock-only none safe nodes=many\n", nil, `option "nodes=many"`},
 		{"quorum fault on one node", "lock-only clock-jump unsafe\n", nil, "the clock-jump fault strikes a node of a Redlock holder's majority: it needs 3 or more Redis nodes, got 1"},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/internal/bounded"
@@ -24,6 +25,10 @@ func verifyCmd(args []string, io stdio) int {
 	f, err := folder.Load(fs.Arg(0))
 	if err != nil {
 		return loadError(io, "verify", err)
+	}
+	if len(f.Runs()) == 0 {
+		fmt.Fprintf(io.err, "hammer: %s lists no runs: nothing to verify\n", filepath.Join(fs.Arg(0), folder.ManifestFile))
+		return exitInfra
 	}
 	summary := judge(f)
 	if err := report.WriteTable(io.out, summary); err != nil {
@@ -53,13 +58,17 @@ func judge(f *folder.Folder) report.Summary {
 }
 
 // verdictsExitCode is the exit code of a set of run verdicts: exitOK when
-// every run holds its expectation (with no expectation: is valid);
+// there is at least one and every run holds its expectation (with no
+// expectation: is valid); exitInfra for none, as nothing was verified;
 // exitFail when any run definitely fails (invalid without a satisfied
 // unsafe expectation, or a determined verdict that misses its
 // expectation); exitInfra when nothing failed definitely but some run is
 // unknown. Each run is judged afresh with verify.Expect, so a stale
 // RunVerdict.ExpectOK is not trusted.
 func verdictsExitCode(rs []verify.RunVerdict) int {
+	if len(rs) == 0 {
+		return exitInfra
+	}
 	code := exitOK
 	for _, r := range rs {
 		if r.Verdict.Status == verify.Unknown {

@@ -140,7 +140,7 @@ func TestVerifyExitCode(t *testing.T) {
 		rs   []verify.RunVerdict
 		want int
 	}{
-		{name: "no runs", rs: nil, want: exitOK},
+		{name: "no runs: nothing was verified", rs: nil, want: exitInfra},
 		{name: "valid without expectation", rs: []verify.RunVerdict{run(validFull, "")}, want: exitOK},
 		{name: "safe and unsafe both hold", rs: []verify.RunVerdict{run(validFull, scenarios.Safe), run(oversold, scenarios.Unsafe)}, want: exitOK},
 		{name: "invalid without expectation", rs: []verify.RunVerdict{run(oversold, "")}, want: exitFail},
