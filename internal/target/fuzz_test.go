@@ -115,6 +115,11 @@ func checkLoaded(t *testing.T, f *File) {
 	if f.Request.Timeout <= 0 || strings.TrimSpace(f.Truth.Ledger) == "" {
 		t.Fatalf("timeout %v, ledger %q: want both", f.Request.Timeout, f.Truth.Ledger)
 	}
+	for name, v := range f.Request.Headers {
+		if strings.ContainsAny(name+v+f.Request.Path, "\r\n") {
+			t.Fatalf("header %q: %q or path %q holds a line break: every request would fail", name, v, f.Request.Path)
+		}
+	}
 	if !slices.ContainsFunc(append(slices.Collect(maps.Values(f.Request.Headers)), f.Request.Path, f.Request.Body),
 		func(s string) bool { return slices.Contains(Placeholders(s), VarRequestID) }) {
 		t.Fatalf("request %+v does not send {{request_id}}", f.Request)
