@@ -4,11 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/hammer-load/hammer/internal/agent"
+	"github.com/hammer-load/hammer/internal/bounded"
 )
 
 // envToken holds the shared token of a coordinator and its agents when
@@ -51,20 +51,13 @@ func (t tokenFlags) warn(fs *flag.FlagSet, std stdio) {
 	}
 }
 
-// readTokenFile reads the token from the first line of path, without
-// its line ending and surrounding blanks.
+// readTokenFile reads the token from the first line of path, a regular
+// file of at most maxTokenFile bytes, without its line ending and
+// surrounding blanks.
 func readTokenFile(path string) (string, error) {
-	f, err := os.Open(path)
+	b, err := bounded.ReadFile(path, maxTokenFile)
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %v", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("--token-file %s: %v", path, err)
-	case len(b) > maxTokenFile:
-		return "", fmt.Errorf("--token-file %s: longer than %d bytes; a token is one line", path, maxTokenFile)
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	token := strings.TrimSpace(line)
@@ -87,23 +80,20 @@ func tokenCmd(args []string, std stdio) int {
 	return exitOK
 }
 
-// tokens are the shared tokens a command line, its token file and the
-// environment hold, for masking: a token is never printed. The file is
-// read here too, before the flags are parsed, so that even their errors
-// are masked; a file that cannot be read masks nothing and is refused
-// later.
+// tokens are the shared tokens a command line and the environment hold,
+// for masking: a token is never printed. One read from --token-file is
+// not among them: it never stands on a command line an error could echo,
+// and the file is read once, when the flags are taken (a pipe can be read
+// only once).
 func tokens(args []string) []string {
 	out := []string{os.Getenv(envToken)}
 	for i, a := range args {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || (name != "token" && name != "token-file") {
+		if !strings.HasPrefix(a, "-") || name != "token" {
 			continue
 		}
 		if !hasValue && i+1 < len(args) {
 			value = args[i+1]
-		}
-		if name == "token-file" {
-			value, _ = readTokenFile(value)
 		}
 		out = append(out, value)
 	}

@@ -39,6 +39,14 @@ func TestTokenSources(t *testing.T) {
 	if err != nil || got != tok {
 		t.Fatalf("readTokenFile = %q, %v; want %q", got, err, tok)
 	}
+	empty, long := filepath.Join(t.TempDir(), "empty"), filepath.Join(t.TempDir(), "long")
+	_ = os.WriteFile(empty, []byte("\n\n"), 0o600)
+	_ = os.WriteFile(long, make([]byte, maxTokenFile+1), 0o600)
+	for path, want := range map[string]string{empty: "the first line is empty", long: "larger than"} {
+		if _, err := readTokenFile(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("readTokenFile(%s) = %v, want it refused saying %q", filepath.Base(path), err, want)
+		}
+	}
 	// Nobody listens on port 1: each agent gives up after its join timeout.
 	tests := []struct {
 		name string

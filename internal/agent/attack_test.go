@@ -169,7 +169,7 @@ func TestFailedGuessesLimited(t *testing.T) {
 			t.Fatalf("guess past the limit got %+v, want the connection closed first", tr.received)
 		}
 	}
-	if n := strings.Count(log.String(), "refused a connection from 127.0.0.2:"); n != 1 || !strings.Contains(log.String(), "too many wrong tokens") {
+	if n := strings.Count(log.String(), "refused a connection from 127.0.0.2:"); n != 1 || !strings.Contains(log.String(), "too many failed handshakes") {
 		t.Errorf("log %q: want the limit said once for 127.0.0.2", log.String())
 	}
 	if tr := attack(t, ln.Addr(), "a-wrong-guess-000", net.IPv4(127, 0, 0, 4)); len(tr.received) != 2 {
@@ -264,5 +264,55 @@ func TestExchangeRefusesBadShares(t *testing.T) {
 	k2, err2 := agent.key(c2.share())
 	if err := errors.Join(err1, err2); err != nil || !bytes.Equal(k1, k2) {
 		t.Fatalf("the same token gave keys %x and %x (%v)", k1, k2, err)
+	}
+}
+
+// TestStrangerCannotHoldAccept: a stranger still in its handshake when the
+// coordinator stops waiting is cut off; it does not hold Accept up for
+// the handshake's own timeouts (5 s for TLS, 5 s for the first frame).
+func TestStrangerCannotHoldAccept(t *testing.T) {
+	ln, _ := listen(t, "v1")
+	raw, err := net.Dial("tcp", ln.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	c := tls.Client(raw, clientTLS())
+	go func() { _ = c.Handshake() }() // TLS, then silence
+	began := time.Now()
+	if _, err := ln.Accept(context.Background(), 1, 300*time.Millisecond); err == nil {
+		t.Fatal("Accept without an agent succeeded")
+	}
+	// Well under handshakeTimeout: the stranger's connection was closed.
+	if took := time.Since(began); took > handshakeTimeout/2 {
+		t.Errorf("Accept returned %s after its 300ms timeout, held up by a silent stranger", took)
+	}
+}
+
+// TestOtherProtocolRefusedAtOnce: an agent that reaches a coordinator of
+// another protocol (it opens with a frame of its own) is refused at once,
+// naming the protocol, instead of dialling again until --join-timeout.
+func TestOtherProtocolRefusedAtOnce(t *testing.T) {
+	cfg, err := serverTLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	go func() {
+		c, err := old.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_ = (&link{conn: c}).send(frame{Kind: "challenge", Protocol: 2, Version: "v0"})
+		time.Sleep(time.Second)
+	}()
+	err = within(t, join(old.Addr().String(), func(o *JoinOptions) { o.Timeout = time.Minute }), 10*time.Second)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "protocol 2; this agent speaks 3") {
+		t.Fatalf("agent at a protocol-2 coordinator: %v, want refused naming both protocols", err)
 	}
 }

@@ -128,12 +128,17 @@ func hello(lk *link, o JoinOptions) (int, error) {
 	if err := lk.send(frame{Kind: kindPake, Protocol: Protocol, Pake: ex.share()}); err != nil {
 		return 0, fmt.Errorf("coordinator at %s: %w", o.Addr, err)
 	}
-	f, err := recvHandshake(lk, o, kindPake)
-	if err != nil {
-		if !errors.Is(err, ErrRefused) && !errors.Is(err, errBadFrame) {
-			return 0, fmt.Errorf("coordinator at %s %w", o.Addr, errNotServed)
-		}
-		return 0, err
+	f, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
+	switch {
+	case err != nil && !errors.Is(err, errBadFrame): // closed, reset or silent before any frame
+		return 0, fmt.Errorf("coordinator at %s %w", o.Addr, errNotServed)
+	case err != nil:
+		return 0, fmt.Errorf("coordinator at %s %w", o.Addr, err)
+	case f.Kind == kindRefused:
+		return 0, fmt.Errorf("%w by the coordinator at %s: %q", ErrRefused, o.Addr, f.Reason)
+	case f.Kind != kindPake:
+		return 0, fmt.Errorf("%w: the coordinator at %s speaks another protocol (it sent %q, protocol %d; this agent speaks %d): coordinator and agents must run the same version",
+			ErrRefused, o.Addr, f.Kind, f.Protocol, Protocol)
 	}
 	key, err := ex.key(f.Pake)
 	if err != nil {
@@ -168,7 +173,7 @@ func recvHandshake(lk *link, o JoinOptions, want string) (frame, error) {
 	case err != nil:
 		return f, fmt.Errorf("coordinator at %s %w", o.Addr, err)
 	case f.Kind == kindRefused:
-		return f, fmt.Errorf("%w by the coordinator at %s: %s", ErrRefused, o.Addr, f.Reason)
+		return f, fmt.Errorf("%w by the coordinator at %s: %q", ErrRefused, o.Addr, f.Reason)
 	case f.Kind != want:
 		return f, fmt.Errorf("coordinator at %s: expected %s, got %q", o.Addr, want, f.Kind)
 	}

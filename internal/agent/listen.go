@@ -74,6 +74,29 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 	defer l.ln.Close()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	joined, err := l.gather(ctx, n, l.connections(ctx))
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%d of %d agents joined within --join-timeout %s", count(joined), n, timeout)
+		}
+		return nil, err
+	}
+	for _, a := range joined {
+		clk, err := a.Sync(joinPings)
+		if err != nil {
+			closeAll(joined)
+			return nil, err
+		}
+		a.Joined = clk
+		fmt.Fprintf(l.o.Log, "hammer: agent %d's clock reads %+.3f ms ± %.3f ms against this one's (round trip %.3f ms)\n",
+			a.Index, ms(clk.Offset), ms(clk.Uncertainty), ms(clk.RTT))
+	}
+	return joined, nil
+}
+
+// connections accepts connections until ctx ends, which closes the
+// listener.
+func (l *Listener) connections(ctx context.Context) <-chan net.Conn {
 	conns := make(chan net.Conn)
 	go func() {
 		for {
@@ -99,12 +122,20 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 		}
 	}()
 	go func() { <-ctx.Done(); l.ln.Close() }()
+	return conns
+}
+
+// gather runs the handshakes of the connections the gate lets in until n
+// agents joined, or ctx ends (with the agents joined so far, closed, and
+// ctx's error). A handshake still under way when ctx ends has its
+// connection closed, so a stranger cannot hold the coordinator up.
+func (l *Listener) gather(ctx context.Context, n int, conns <-chan net.Conn) ([]*Agent, error) {
 	joined := make([]*Agent, n)
 	answers := make(chan answer)
 	drain := func(why string) { // handshakes still in flight are refused
 		for l.gate.busy() > 0 {
 			r := <-answers
-			l.gate.done(r.addr)
+			l.gate.done(r.src)
 			if r.agent != nil {
 				r.agent.refuse(why)
 			}
@@ -113,40 +144,35 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 	for count(joined) < n {
 		select {
 		case c := <-conns:
-			addr := host(c.RemoteAddr())
-			if ok, why := l.gate.admit(addr, time.Now()); !ok {
+			src := source(c.RemoteAddr())
+			if ok, why := l.gate.admit(src, time.Now()); !ok {
 				if why != "" {
 					fmt.Fprintf(l.o.Log, "hammer: refused a connection from %s: %s\n", c.RemoteAddr(), why)
 				}
 				c.Close()
 				continue
 			}
-			go func() { answers <- answer{agent: l.handshake(c, addr), addr: addr} }()
+			go func() {
+				stop := context.AfterFunc(ctx, func() { c.Close() })
+				a := l.handshake(c, src)
+				if !stop() && a != nil { // ctx ended as it joined
+					a.refuse("the coordinator stopped waiting")
+					a = nil
+				}
+				answers <- answer{agent: a, src: src}
+			}()
 		case r := <-answers:
-			l.gate.done(r.addr)
+			l.gate.done(r.src)
 			if r.agent != nil {
 				l.admit(r.agent, n, joined)
 			}
 		case <-ctx.Done():
 			closeAll(joined)
 			drain("the coordinator stopped waiting")
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, fmt.Errorf("%d of %d agents joined within --join-timeout %s", count(joined), n, timeout)
-			}
-			return nil, ctx.Err()
+			return joined, ctx.Err()
 		}
 	}
 	go drain(fmt.Sprintf("all %d agents have joined", n))
-	for _, a := range joined {
-		clk, err := a.Sync(joinPings)
-		if err != nil {
-			closeAll(joined)
-			return nil, err
-		}
-		a.Joined = clk
-		fmt.Fprintf(l.o.Log, "hammer: agent %d's clock reads %+.3f ms ± %.3f ms against this one's (round trip %.3f ms)\n",
-			a.Index, ms(clk.Offset), ms(clk.Uncertainty), ms(clk.RTT))
-	}
 	return joined, nil
 }
 
@@ -154,10 +180,10 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // answer is how one connection's handshake ended: its agent (nil when
-// refused) and its source address.
+// refused) and its source (see gate).
 type answer struct {
 	agent *Agent
-	addr  string
+	src   string
 }
 
 // joinPings is how many pings estimate an agent's clock when it joins.
@@ -212,12 +238,15 @@ func (l *Listener) admit(a *Agent, n int, joined []*Agent) {
 // handshake runs the token exchange with one connection (see auth.go)
 // and returns its agent, not yet given an index, or nil when it was
 // refused (and logged). Nothing goes to the peer before it proved the
-// token but the exchange itself and why it was refused; a wrong guess at
-// the token is counted against addr, the peer's address, before the
-// peer is told.
-func (l *Listener) handshake(c net.Conn, addr string) *Agent {
+// token but the exchange itself and why it was refused; a handshake that
+// fails before the proof is counted against src, the peer's source,
+// before the peer is told.
+func (l *Listener) handshake(c net.Conn, src string) *Agent {
 	lk := &link{conn: c}
-	refuse := func(why string) *Agent {
+	refuse := func(why string, proven bool) *Agent {
+		if !proven {
+			l.gate.failed(src, time.Now())
+		}
 		fmt.Fprintf(l.o.Log, "hammer: refused an agent from %s: %s\n", c.RemoteAddr(), why)
 		_ = lk.send(frame{Kind: kindRefused, Reason: why})
 		c.Close()
@@ -225,40 +254,11 @@ func (l *Listener) handshake(c net.Conn, addr string) *Agent {
 	}
 	bound, err := binding(c)
 	if err != nil {
-		fmt.Fprintf(l.o.Log, "hammer: refused a connection from %s: TLS: %v\n", c.RemoteAddr(), err)
-		c.Close()
-		return nil
+		return refuse("TLS: "+err.Error(), false)
 	}
-	first, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
-	switch {
-	case err != nil:
-		return refuse("no token exchange: " + err.Error())
-	case first.Kind != kindPake:
-		return refuse(fmt.Sprintf("expected a token exchange, got %q", first.Kind))
-	case first.Protocol != Protocol:
-		return refuse(fmt.Sprintf("protocol %d against %d", first.Protocol, Protocol))
-	}
-	ex, err := newExchange(l.o.Token, roleCoordinator)
-	if err != nil {
-		return refuse("the token exchange failed here")
-	}
-	key, err := ex.key(first.Pake)
-	if err != nil {
-		l.gate.guessed(addr, time.Now())
-		return refuse(err.Error())
-	}
-	if err := lk.send(frame{Kind: kindPake, Pake: ex.share()}); err != nil {
-		c.Close()
-		return nil
-	}
-	got, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
-	switch {
-	case err != nil:
-		l.gate.guessed(addr, time.Now())
-		return refuse("no confirmation: " + err.Error())
-	case got.Kind != kindConfirm || !hmac.Equal(got.Proof, confirmation(key, fromAgent, bound)):
-		l.gate.guessed(addr, time.Now())
-		return refuse("wrong token")
+	key, why := l.exchange(lk, bound)
+	if why != "" {
+		return refuse(why, false)
 	}
 	if err := lk.send(frame{Kind: kindConfirm, Proof: confirmation(key, fromCoordinator, bound)}); err != nil {
 		c.Close()
@@ -267,14 +267,48 @@ func (l *Listener) handshake(c net.Conn, addr string) *Agent {
 	hello, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
 	switch {
 	case err != nil:
-		return refuse("no hello: " + err.Error())
+		return refuse("no hello: "+err.Error(), true)
 	case hello.Kind != kindHello:
-		return refuse(fmt.Sprintf("expected a hello, got %q", hello.Kind))
+		return refuse(fmt.Sprintf("expected a hello, got %q", hello.Kind), true)
 	}
 	if why := versionMismatch(l.o.Version, hello.Protocol, hello.Version); why != "" {
-		return refuse(why)
+		return refuse(why, true)
 	}
 	return newAgent(lk, hello)
+}
+
+// exchange runs the coordinator's part of the key exchange up to the
+// agent's confirmation, and returns the session key, or why the peer
+// failed to prove the token.
+func (l *Listener) exchange(lk *link, bound []byte) ([]byte, string) {
+	first, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
+	switch {
+	case err != nil:
+		return nil, "no token exchange: " + err.Error()
+	case first.Kind != kindPake:
+		return nil, fmt.Sprintf("expected a token exchange, got %q", first.Kind)
+	case first.Protocol != Protocol:
+		return nil, fmt.Sprintf("protocol %d against %d", first.Protocol, Protocol)
+	}
+	ex, err := newExchange(l.o.Token, roleCoordinator)
+	if err != nil {
+		return nil, "the token exchange failed here"
+	}
+	key, err := ex.key(first.Pake)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if err := lk.send(frame{Kind: kindPake, Pake: ex.share()}); err != nil {
+		return nil, "gone during the token exchange"
+	}
+	got, err := lk.recvMax(handshakeTimeout, maxHandshakeFrame)
+	switch {
+	case err != nil:
+		return nil, "no confirmation: " + err.Error()
+	case got.Kind != kindConfirm || !hmac.Equal(got.Proof, confirmation(key, fromAgent, bound)):
+		return nil, "wrong token"
+	}
+	return key, ""
 }
 
 // pickIndex is the index an agent asking for want (nil: any) gets among

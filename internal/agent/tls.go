@@ -15,10 +15,11 @@ import (
 // The link is TLS 1.3 with a certificate the coordinator makes up when it
 // starts listening: it carries the servers' URLs, passwords included.
 // Neither side trusts a certificate authority; each proves instead that it
-// holds the shared token with an HMAC over the TLS session's exported
-// keying material (channel binding, RFC 9266's idea). Someone in between
-// holds two different sessions, so without the token they can answer
-// neither side's challenge, and the token never crosses the network.
+// holds the shared token by a key exchange keyed by the token, whose
+// confirmations are bound to the TLS session's exported keying material
+// (channel binding, RFC 9266's idea; see auth.go). Someone in between
+// holds two different sessions, so without the token they can confirm to
+// neither side, and the token never crosses the network.
 
 // exporterLabel names the keying material both sides export.
 const exporterLabel = "EXPORTER-hammer-agent-v1"
@@ -47,14 +48,14 @@ func serverTLS() (*tls.Config, error) {
 }
 
 // clientTLS is the agent's TLS configuration: the certificate is not
-// checked against an authority (there is none); the token proofs bound
+// checked against an authority (there is none); the confirmations bound
 // to the session authenticate the coordinator instead.
 func clientTLS() *tls.Config {
 	return &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS13} //nolint:gosec // authenticated by channel binding, see above
 }
 
 // binding completes c's TLS handshake within handshakeTimeout and returns
-// the session's keying material the proofs are bound to.
+// the session's keying material the confirmations are bound to.
 func binding(c net.Conn) ([]byte, error) {
 	tc := c.(*tls.Conn)
 	_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
