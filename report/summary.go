@@ -14,6 +14,7 @@ import (
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/escape"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/linearize"
 	"github.com/hammer-load/hammer/scenarios"
@@ -217,7 +218,7 @@ func WriteTable(w io.Writer, s Summary) error {
 	if err := writeTable(&b, s); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, printable(b.String()))
+	_, err := io.WriteString(w, escape.Lines(b.String()))
 	return err
 }
 

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hammer-load/hammer/internal/escape"
 )
 
 // doc is the node tree of a target file: it knows the line of every key,
@@ -25,27 +26,7 @@ func (d *doc) errAt(path []string, format string, args ...any) error {
 	if len(path) > 0 {
 		msg = show(path) + ": " + msg
 	}
-	return fmt.Errorf("%s:%d: %s", d.path, d.lineOf(path), printable(msg))
-}
-
-// printable escapes the characters of msg that would break a one-line
-// message or hide in it (a line break, a control character), as Go
-// writes them in a quoted string: a key or a value quoted from the file
-// may hold any.
-func printable(msg string) string {
-	if !strings.ContainsFunc(msg, func(r rune) bool { return !unicode.IsPrint(r) }) {
-		return msg
-	}
-	var b strings.Builder
-	for _, r := range msg {
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
+	return fmt.Errorf("%s:%d: %s", d.path, d.lineOf(path), escape.Line(msg))
 }
 
 // show renders path as a reader writes it: service.env.PORT, responses[1].seat.
@@ -186,14 +167,14 @@ func (d *doc) yamlErr(err error) error {
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	var line int
 	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr != nil {
-		return fmt.Errorf("%s: %s", d.path, printable(msg))
+		return fmt.Errorf("%s: %s", d.path, escape.Line(msg))
 	}
 	_, msg, _ = strings.Cut(msg, ": ")
 	out := d.explain(line, msg)
 	if more > 0 {
 		out += fmt.Sprintf(" (and %d more)", more)
 	}
-	return fmt.Errorf("%s:%d: %s", d.path, line, printable(out))
+	return fmt.Errorf("%s:%d: %s", d.path, line, escape.Line(out))
 }
 
 // explain rewrites a message of the YAML decoder about line in the words
