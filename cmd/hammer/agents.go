@@ -78,6 +78,7 @@ func (a *agentFlags) join(ctx context.Context, cmd string, io stdio) ([]*agent.A
 	if err != nil {
 		return nil, usageError(io, cmd, "--listen: %v", err)
 	}
+	a.warn(cmd, io)
 	fmt.Fprintf(io.err, "hammer: waiting for %d agents on %s (--join-timeout %s)\n", a.n, ln.Addr(), a.joinTimeout)
 	agents, err := ln.Accept(ctx, a.n, a.joinTimeout)
 	if err != nil {
@@ -145,7 +146,7 @@ func agentCmd(ctx context.Context, args []string, io stdio) int {
 		return usageError(io, "agent", "a shared token from --token-file, $%s or --token: %v", envToken, err)
 	}
 	o.Token = token
-	tf.warn(fs, io)
+	tf.warn("agent", io)
 	exe, err := workerExecutable()
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer agent: %v\n", err)

@@ -131,7 +131,6 @@ func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool)
 	if err := f.agents.check(fs, f); err != nil {
 		return usageError(io, command(fs), "%v", err), false
 	}
-	f.agents.warn(fs, io)
 	return 0, true
 }
 

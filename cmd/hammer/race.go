@@ -67,19 +67,27 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		return usageError(io, cmd.name, "%v", err)
 	}
 	defer out.discard() // only if nothing was saved in it
-	var agents []*agent.Agent
-	if f.agents.n > 0 {
-		var code int
-		if agents, code = f.agents.join(ctx, cmd.name, io); agents == nil {
-			return code
-		}
-		defer closeAgents(agents)
-	}
+	// The servers and the setup SQL first: a wrong password or setup is
+	// refused before anyone waits for agents.
 	st, code := startStack(ctx, cmd.name, f, scns, io)
 	if st == nil {
 		return code
 	}
 	defer st.Close()
+	if err := f.target.checkSetup(ctx, st.PGURL, f.seats); err != nil {
+		if errors.Is(err, target.ErrSetup) {
+			return usageError(io, cmd.name, "%v", err)
+		}
+		fmt.Fprintf(io.err, "hammer: %v\n", err)
+		return exitInfra
+	}
+	var agents []*agent.Agent
+	if f.agents.n > 0 {
+		if agents, code = f.agents.join(ctx, cmd.name, io); agents == nil {
+			return code
+		}
+		defer closeAgents(agents)
+	}
 	if err := checkReach(agents, append([]string{st.RedisURL, st.PGURL}, st.RedisPeers...)...); err != nil {
 		return usageError(io, cmd.name, "%v", err)
 	}
@@ -89,13 +97,6 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	races, skipped, code := fit(ctx, cmd, st, races, io)
 	if races == nil {
 		return code
-	}
-	if err := f.target.checkSetup(ctx, st.PGURL, f.seats); err != nil {
-		if errors.Is(err, target.ErrSetup) {
-			return usageError(io, cmd.name, "%v", err)
-		}
-		fmt.Fprintf(io.err, "hammer: %v\n", err)
-		return exitInfra
 	}
 
 	prog := newProgress(io, f.quiet)

@@ -21,7 +21,10 @@ const maxTokenFile = 4 << 10
 
 // tokenFlags are where the shared token comes from: --token-file,
 // --token, or $HAMMER_TOKEN.
-type tokenFlags struct{ arg, file string }
+type tokenFlags struct {
+	arg, file     string
+	onCommandLine bool // the token resolved came from --token
+}
 
 func (t *tokenFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.arg, "token", "", "shared `token` agents prove they hold; other local users can read it in the process list, so prefer --token-file or $"+envToken)
@@ -30,24 +33,25 @@ func (t *tokenFlags) register(fs *flag.FlagSet) {
 
 // resolve returns the shared token: from --token-file, from --token, or
 // from $HAMMER_TOKEN.
-func (t tokenFlags) resolve(fs *flag.FlagSet) (string, error) {
+func (t *tokenFlags) resolve(fs *flag.FlagSet) (string, error) {
 	switch {
 	case isSet(fs, "token") && isSet(fs, "token-file"):
 		return "", errors.New("--token and --token-file: give one")
 	case isSet(fs, "token-file"):
 		return readTokenFile(t.file)
 	case isSet(fs, "token"):
+		t.onCommandLine = true
 		return t.arg, nil
 	}
 	return os.Getenv(envToken), nil
 }
 
-// warn says once, on stderr, that a token given with --token shows in
-// the process list; it is called once the command line was taken, so
-// that a refusal stays one line.
-func (t tokenFlags) warn(fs *flag.FlagSet, std stdio) {
-	if isSet(fs, "token") {
-		fmt.Fprintf(std.err, "hammer %s: warning: other users of this host can read --token in the process list; use --token-file or $%s\n", command(fs), envToken)
+// warn says, on stderr, that a token given with --token shows in the
+// process list; commands call it once, after every check of the command
+// line and its servers, so that a refusal stays one line.
+func (t tokenFlags) warn(cmd string, std stdio) {
+	if t.onCommandLine {
+		fmt.Fprintf(std.err, "hammer %s: warning: other users of this host can read --token in the process list; use --token-file or $%s\n", cmd, envToken)
 	}
 }
 
