@@ -2,8 +2,11 @@ package agent
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/binary"
 	"encoding/json"
+	"io"
+	"net"
 	"testing"
 )
 
@@ -71,6 +74,104 @@ func FuzzExchange(f *testing.F) {
 			key, err := ex.key(share)
 			if err == nil && (len(key) == 0 || checkShare(share, 1-role) != nil) {
 				t.Fatalf("role %d took share %q", role, share)
+			}
+		}
+	})
+}
+
+// peerTLS is one TLS connection over an in-memory pipe: ours, and the
+// stranger's end, whose every byte from us is collected.
+func peerTLS(t *testing.T, server bool) (ours net.Conn, theirs net.Conn) {
+	t.Helper()
+	a, b := net.Pipe()
+	cfg, err := serverTLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if server {
+		return tls.Server(a, cfg), tls.Client(b, clientTLS())
+	}
+	return tls.Client(a, clientTLS()), tls.Server(b, cfg)
+}
+
+// strangerSays writes script to theirs once its TLS handshake is done,
+// closes its side, and returns every frame it was sent meanwhile.
+func strangerSays(theirs net.Conn, script []byte) <-chan []frame {
+	got := make(chan []frame, 1)
+	go func() {
+		defer theirs.Close()
+		if err := theirs.(*tls.Conn).Handshake(); err != nil {
+			got <- nil
+			return
+		}
+		go func() { _, _ = theirs.Write(script); _ = theirs.(*tls.Conn).CloseWrite() }()
+		var frames []frame
+		for {
+			f, err := readFrame(theirs, maxFrame)
+			if err != nil {
+				got <- frames
+				return
+			}
+			frames = append(frames, f)
+		}
+	}()
+	return got
+}
+
+// handshakeSeeds are frame sequences a stranger might send.
+func handshakeSeeds() [][]byte {
+	a, _ := newExchange("a-wrong-guess-0000", roleAgent)
+	c, _ := newExchange("a-wrong-guess-0000", roleCoordinator)
+	enc := func(fs ...frame) []byte {
+		var out []byte
+		for _, f := range fs {
+			b, _ := json.Marshal(f)
+			out = append(out, framed(b)...)
+		}
+		return out
+	}
+	return [][]byte{
+		enc(frame{Kind: kindPake, Protocol: Protocol, Pake: a.share()}, frame{Kind: kindConfirm, Proof: make([]byte, 32)}),
+		enc(frame{Kind: kindPake, Pake: c.share()}, frame{Kind: kindConfirm, Proof: make([]byte, 32)}, frame{Kind: kindWelcome, Index: new(int)}),
+		enc(frame{Kind: kindHello, Protocol: Protocol, Version: "v1"}),
+		enc(frame{Kind: kindRefused, Reason: "\x1b[2J"}),
+		{0, 0, 0, 3, 'n', 'u', 'l'},
+	}
+}
+
+// FuzzHandshake plays a stranger without the token against each side's
+// handshake, sending the fuzzed bytes as its frames: the coordinator
+// never admits it nor confirms the token to it, and the agent never
+// joins it nor says who it is (its hello) — whatever the stranger sends.
+func FuzzHandshake(f *testing.F) {
+	for _, s := range handshakeSeeds() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script []byte) {
+		if len(script) > 4*maxHandshakeFrame {
+			return
+		}
+		ours, theirs := peerTLS(t, true)
+		sent := strangerSays(theirs, script)
+		l := &Listener{o: ListenOptions{Token: token, Version: "v1", Log: io.Discard}, gate: newGate()}
+		if a := l.handshake(ours, "fuzz"); a != nil {
+			t.Fatalf("the coordinator admitted a stranger: %+v", a)
+		}
+		for _, fr := range <-sent {
+			if fr.Kind == kindConfirm || fr.Kind == kindWelcome || fr.Version != "" {
+				t.Fatalf("the coordinator sent a stranger %+v", fr)
+			}
+		}
+		ours, theirs = peerTLS(t, false)
+		sent = strangerSays(theirs, script)
+		index, err := hello(&link{conn: ours}, JoinOptions{Addr: "fuzz", Token: token, Version: "v1", Host: "h"})
+		ours.Close()
+		if err == nil {
+			t.Fatalf("the agent joined a stranger as agent %d", index)
+		}
+		for _, fr := range <-sent {
+			if fr.Kind == kindHello || fr.Host != "" || fr.Version != "" {
+				t.Fatalf("the agent told a stranger %+v", fr)
 			}
 		}
 	})
