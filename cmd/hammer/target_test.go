@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/internal/inventory"
@@ -151,6 +154,12 @@ func TestBadTargets(t *testing.T) {
 		{"setup SQL PostgreSQL refuses in a transaction", func(s string) string {
 			return strings.Replace(s, "  INSERT INTO sectors", "  DROP DATABASE hammer_no_such_db;\n  INSERT INTO sectors", 1)
 		}, exitUsage, "setup: statement 3 (DROP DATABASE hammer_no_such_db): DROP DATABASE cannot run inside a transaction block (SQLSTATE 25001)"},
+		{"setup SQL commits half-way", func(s string) string {
+			return strings.Replace(s, "  CREATE TABLE sales", "  COMMIT;\n  CREATE TABLE sales", 1)
+		}, exitUsage, "target.yaml:24: setup: statement 2 (COMMIT) ends or begins a transaction"},
+		{"setup SQL moves the search_path", func(s string) string {
+			return strings.Replace(s, "  CREATE TABLE sales", "  SET LOCAL search_path TO public;\n  CREATE TABLE sales", 1)
+		}, exitUsage, "target.yaml:24: setup: statement 2 (SET LOCAL search_path TO public) moves the search_path"},
 		{"setup SQL names a missing table", func(s string) string {
 			return strings.Replace(s, "INSERT INTO sectors VALUES", "INSERT INTO sector VALUES", 1)
 		}, exitUsage, `statement 3 (INSERT INTO sector VALUES (1, 20, 20)): relation "sector" does not exist (SQLSTATE 42P01)`},
@@ -181,9 +190,9 @@ func TestBadTargets(t *testing.T) {
 			}
 			path := ticketdFile(t, tt.edit)
 			dir := filepath.Join(t.TempDir(), "out")
-			before := ""
+			before, beforePublic := "", ""
 			if tt.wantCode == exitUsage {
-				before = leftovers(t, st)
+				before, beforePublic = leftovers(t, st), publicRelations(t, st)
 			}
 			start := time.Now()
 			code, stdout, stderr := hammer(t, append([]string{"run", "--target", path, "--variant", "lock-plus-update"}, serviceArgs(t, dir)...)...)
@@ -207,6 +216,9 @@ func TestBadTargets(t *testing.T) {
 				}
 				if after := leftovers(t, st); after != before {
 					t.Errorf("hammer schemas and keys: %s before, %s after", before, after)
+				}
+				if after := publicRelations(t, st); after != beforePublic {
+					t.Errorf("relations in public: %q before, %q after", beforePublic, after)
 				}
 			} else if left := leftoversOf(t, st, readSummary(t, dir).RunID); left != "" {
 				t.Errorf("the run left %s", left)
@@ -255,4 +267,21 @@ func markedProcesses(mark string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// publicRelations lists the relations in the server's default schema,
+// public, where setup SQL that left its transaction would make tables.
+func publicRelations(t *testing.T, st *stack.Stack) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, st.PGURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var names string
+	if err := conn.QueryRow(ctx, "SELECT coalesce(string_agg(relname, ',' ORDER BY relname), '') FROM pg_class WHERE relnamespace = 'public'::regnamespace").Scan(&names); err != nil {
+		t.Fatal(err)
+	}
+	return names
 }

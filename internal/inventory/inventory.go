@@ -98,10 +98,12 @@ func create(ctx context.Context, pgURL, schema string, sector history.Sector, se
 
 // CreateWith makes the run's schema and runs setup in it, in one
 // transaction: the tables of a user's service. It fails if the schema
-// already exists.
+// already exists, and with an error matching ErrLeftTransaction, the
+// schema dropped, if setup ends that transaction or leaves the schema
+// (see ExecSetup).
 func CreateWith(ctx context.Context, pgURL, schema, setup string) error {
 	return createSchema(ctx, pgURL, schema, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, setup); err != nil {
+		if err := ExecSetup(ctx, tx, schema, setup); err != nil {
 			return fmt.Errorf("setup SQL: %w", err)
 		}
 		return nil

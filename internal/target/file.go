@@ -257,6 +257,9 @@ func (d *doc) convert(raw rawFile) (*File, error) {
 	if err := d.required(f); err != nil {
 		return nil, err
 	}
+	if err := d.setupControl(f.Setup); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 

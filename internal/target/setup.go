@@ -40,14 +40,15 @@ func CheckSetup(ctx context.Context, f *File, pgURL string, seats int) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	sql := Expand(f.Setup, map[string]string{VarSector: "1", VarSeats: strconv.Itoa(seats)})
-	err = rolledBack(ctx, conn, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, sql)
-		return err
+	err = rolledBack(ctx, conn, func(tx pgx.Tx, schema string) error {
+		return inventory.ExecSetup(ctx, tx, schema, sql)
 	})
 	var pgErr *pgconn.PgError
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, inventory.ErrLeftTransaction):
+		return &setupError{msg: fmt.Sprintf("%s: setup: %s", f.Path, oneLine(err.Error()))}
 	case !errors.As(err, &pgErr) || !usersSQLState(pgErr.Code):
 		return fmt.Errorf("check the setup SQL: %w", err)
 	}
@@ -65,9 +66,9 @@ func (e *setupError) Error() string        { return e.msg }
 func (e *setupError) Is(target error) bool { return target == ErrSetup }
 
 // rolledBack runs fill in a transaction, in a schema of its own made
-// for it and on the search_path, as inventory.CreateWith does, and rolls
-// the transaction back whatever fill did.
-func rolledBack(ctx context.Context, conn *pgx.Conn, fill func(pgx.Tx) error) error {
+// for it (named to fill) and on the search_path, as inventory.CreateWith
+// does, and rolls the transaction back whatever fill did.
+func rolledBack(ctx context.Context, conn *pgx.Conn, fill func(tx pgx.Tx, schema string) error) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
@@ -75,26 +76,30 @@ func rolledBack(ctx context.Context, conn *pgx.Conn, fill func(pgx.Tx) error) er
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a failed rollback leaves nothing: the connection closes
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	schema := pgx.Identifier{inventory.SchemaPrefix + "setup_check_" + hex.EncodeToString(b[:])}.Sanitize()
-	if _, err := tx.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+	schema := inventory.SchemaPrefix + "setup_check_" + hex.EncodeToString(b[:])
+	quoted := pgx.Identifier{schema}.Sanitize()
+	if _, err := tx.Exec(ctx, "CREATE SCHEMA "+quoted); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, "SET LOCAL search_path TO "+schema); err != nil {
+	if _, err := tx.Exec(ctx, "SET LOCAL search_path TO "+quoted); err != nil {
 		return err
 	}
-	return fill(tx)
+	return fill(tx, schema)
 }
 
 // failing runs the statements of sql one by one, in a transaction it
 // rolls back, and returns the number and text of the first the server
-// refuses; false when none is (the statements could not be told apart).
+// refuses; false when none is (the statements could not be told apart)
+// or one leaves the transaction (inventory.ExecSetup cleans up then).
 func failing(ctx context.Context, conn *pgx.Conn, sql string) (int, string, bool) {
 	var n int
 	var stmt string
-	err := rolledBack(ctx, conn, func(tx pgx.Tx) error {
+	err := rolledBack(ctx, conn, func(tx pgx.Tx, schema string) error {
 		for i, s := range statements(sql) {
-			if _, err := tx.Exec(ctx, s); err != nil {
-				n, stmt = i+1, s
+			if err := inventory.ExecSetup(ctx, tx, schema, s); err != nil {
+				if !errors.Is(err, inventory.ErrLeftTransaction) {
+					n, stmt = i+1, s
+				}
 				return err
 			}
 		}
@@ -119,6 +124,7 @@ func usersSQLState(code string) bool {
 		"25", // invalid transaction state: DROP DATABASE, VACUUM in a transaction
 		"26", // invalid SQL statement name
 		"28", // invalid authorization specification
+		"2D", // invalid transaction termination: COMMIT in a DO body or a procedure
 		"2B", // dependent privilege descriptors still exist
 		"2F", // SQL routine exception
 		"34", // invalid cursor name

@@ -4,23 +4,49 @@ import "strings"
 
 // statements splits SQL into its statements at the semicolons that end
 // them, as psql does: a semicolon inside a quoted string ('…', E'…',
-// "…"), a dollar-quoted body ($$…$$, $tag$…$tag$) or a comment (-- …,
-// /* … */, which nest) ends nothing. Statements are trimmed; empty ones
-// (comments only) are left out.
+// "…"), a dollar-quoted body ($$…$$, $tag$…$tag$), a comment (-- …,
+// /* … */, which nest), parentheses or the BEGIN ATOMIC … END body of a
+// CREATE FUNCTION or PROCEDURE ends nothing. Statements are trimmed;
+// empty ones (comments only) are left out.
 func statements(sql string) []string {
 	var out []string
+	for _, sp := range spans(sql) {
+		out = append(out, sql[sp[0]:sp[1]])
+	}
+	return out
+}
+
+// spans returns where each statement of statements(sql) starts and ends
+// in sql.
+func spans(sql string) [][2]int {
+	var out [][2]int
 	start := 0
+	var s stmtState
 	add := func(end int) {
-		if s := strings.TrimSpace(sql[start:end]); !onlyComments(s) {
-			out = append(out, s)
+		b, e := start, end
+		for b < e && isSpace(sql[b]) {
+			b++
 		}
+		for e > b && isSpace(sql[e-1]) {
+			e--
+		}
+		if !onlyComments(sql[b:e]) {
+			out = append(out, [2]int{b, e})
+		}
+		s = stmtState{}
 	}
 	for i := 0; i < len(sql); {
 		switch c := sql[i]; {
-		case c == ';':
+		case c == ';' && s.parens == 0 && s.begins == 0:
 			add(i)
 			i++
 			start = i
+		case c == '(':
+			s.parens++
+			i++
+		case c == ')':
+			s.parens--
+			i++
 		case c == '\'':
 			i = quoteEnd(sql, i, '\'', escapes(sql, i))
 		case c == '"':
@@ -31,12 +57,52 @@ func statements(sql string) []string {
 			i = commentEnd(sql, i)
 		case c == '$':
 			i = dollarEnd(sql, i)
+		case isIdent(c) && (c < '0' || c > '9') && (i == 0 || !isIdent(sql[i-1])):
+			j := i + 1
+			for j < len(sql) && isIdent(sql[j]) {
+				j++
+			}
+			s.word(strings.ToLower(sql[i:j]))
+			i = j
 		default:
 			i++
 		}
 	}
 	add(len(sql))
 	return out
+}
+
+// stmtState is what spans tracks of the statement it is in, as psql
+// does, to tell the semicolons that end it: its depth of parentheses and
+// of BEGIN … END (and CASE … END inside one) in the body of a CREATE [OR
+// REPLACE] FUNCTION or PROCEDURE.
+type stmtState struct {
+	parens, begins int
+	first          []string // the statement's first words, up to 4
+}
+
+// word notes the next word of the statement, lower-cased.
+func (s *stmtState) word(w string) {
+	if len(s.first) < 4 {
+		s.first = append(s.first, w)
+	}
+	f := s.first
+	routine := len(f) >= 2 && f[0] == "create" && (f[1] == "function" || f[1] == "procedure") ||
+		len(f) >= 4 && f[0] == "create" && f[1] == "or" && f[2] == "replace" && (f[3] == "function" || f[3] == "procedure")
+	if !routine || s.parens != 0 {
+		return
+	}
+	switch {
+	case w == "begin", w == "case" && s.begins > 0:
+		s.begins++
+	case w == "end" && s.begins > 0:
+		s.begins--
+	}
+}
+
+// isSpace says whether c is white space between statements.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
 // escapes says whether the string quoted at i is an E'…' string, in which
@@ -126,7 +192,7 @@ func onlyComments(s string) bool {
 			i = lineEnd(s, i)
 		case strings.HasPrefix(s[i:], "/*"):
 			i = commentEnd(s, i)
-		case s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r':
+		case isSpace(s[i]):
 			i++
 		default:
 			return false

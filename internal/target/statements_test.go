@@ -31,3 +31,19 @@ func TestStatements(t *testing.T) {
 		})
 	}
 }
+
+// TestStatementsBodies: the BEGIN ATOMIC … END body of a routine, with
+// CASE … END in it, and parentheses hold their semicolons, as in psql.
+func TestStatementsBodies(t *testing.T) {
+	sql := "CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n SELECT CASE WHEN true THEN 1 END;\n SELECT 2;\nEND; SELECT 3;\n" +
+		"CREATE PROCEDURE p() BEGIN ATOMIC INSERT INTO a VALUES (1); END; BEGIN; end;"
+	want := []string{
+		"CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n SELECT CASE WHEN true THEN 1 END;\n SELECT 2;\nEND",
+		"SELECT 3",
+		"CREATE PROCEDURE p() BEGIN ATOMIC INSERT INTO a VALUES (1); END",
+		"BEGIN", "end",
+	}
+	if got := statements(sql); !slices.Equal(got, want) {
+		t.Errorf("statements(%q)\n got %q\nwant %q", sql, got, want)
+	}
+}

@@ -1,0 +1,50 @@
+package inventory_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
+)
+
+// TestCreateWithLeftTransaction: setup SQL that commits the race's
+// transaction half-way fails CreateWith with ErrLeftTransaction, and the
+// schema it committed is dropped; a setup that stays in it is kept.
+func TestCreateWithLeftTransaction(t *testing.T) {
+	ctx := context.Background()
+	pgURL := stacktest.Get(t).PGURL
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	exists := func(schema string) bool {
+		var ok bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = $1)", schema).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	schema := inventory.SchemaName("test", "left_transaction")
+	err = inventory.CreateWith(ctx, pgURL, schema, "CREATE TABLE a (x int); COMMIT; SELECT 1")
+	if !errors.Is(err, inventory.ErrLeftTransaction) {
+		t.Errorf("CreateWith with a COMMIT: %v, want ErrLeftTransaction", err)
+	}
+	if exists(schema) {
+		t.Errorf("schema %s left behind", schema)
+		_ = inventory.Drop(ctx, pgURL, schema)
+	}
+	if err := inventory.CreateWith(ctx, pgURL, schema, "CREATE TABLE a (x int); SAVEPOINT s; INSERT INTO a VALUES (1); RELEASE s"); err != nil {
+		t.Fatalf("CreateWith in one transaction: %v", err)
+	}
+	if !exists(schema) {
+		t.Errorf("schema %s not made", schema)
+	}
+	if err := inventory.Drop(ctx, pgURL, schema); err != nil {
+		t.Fatal(err)
+	}
+}
