@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hammer-load/hammer/internal/escape"
 )
 
 // setupControl refuses setup SQL with a statement that would end or
@@ -20,7 +22,7 @@ func (d *doc) setupControl(setup string) error {
 	for i, sp := range spans(setup) {
 		stmt := setup[sp[0]:sp[1]]
 		if why := txControl(stmt); why != "" {
-			return fmt.Errorf("%s:%d: %s", d.path, d.setupLine(setup, sp[0]), printable(fmt.Sprintf(
+			return fmt.Errorf("%s:%d: %s", d.path, d.setupLine(setup, sp[0]), escape.Line(fmt.Sprintf(
 				"setup: statement %d (%s) %s: hammer runs the setup in a transaction of its own, in the race's schema; remove it",
 				i+1, shorten(oneLine(stmt), 60), why)))
 		}
