@@ -221,9 +221,11 @@ type Run struct {
 	// on a run whose ledger was not read.
 	LedgerUnread string `json:"ledger_unread,omitempty"`
 	// LedgerTruncated is set when the ledger held more rows than hammer
-	// reads (more than both the seats and the attempts, which proves an
-	// oversell already): only its first LedgerTruncated rows were read
-	// and saved. Zero when the whole ledger was read.
+	// read: it stops once the rows hold more distinct sales of the race's
+	// own requests than seats (proof of an oversell), or at one row more
+	// than both the seats and the attempts (rows that are no sale of the
+	// race; they prove nothing). Only its first LedgerTruncated rows were
+	// read and saved. Zero when the whole ledger was read.
 	LedgerTruncated int `json:"ledger_truncated,omitempty"`
 	// Agents are the agents the race's workers ran on, by process number
 	// (worker p on Agents[p]); empty when they were child processes of

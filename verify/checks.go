@@ -8,12 +8,14 @@ import (
 	"github.com/hammer-load/hammer/history"
 )
 
-// oversell fails when the ledger holds more rows than there are seats.
+// oversell fails when the ledger holds more rows than there are seats;
+// on a ledger cut short, when its rows hold more distinct sales of the
+// race's own requests than seats.
 func (x *index) oversell() []Violation {
-	if !x.ledgerRead() || x.worldBroke() {
+	if !x.ledgerUsable() || x.worldBroke() {
 		return nil
 	}
-	sold, seats := len(x.in.Sales), x.in.Seats
+	sold, seats := x.sold(), x.in.Seats
 	if sold <= seats {
 		return nil
 	}
@@ -23,6 +25,15 @@ func (x *index) oversell() []Violation {
 	}
 	return []Violation{{Check: CheckOversell, Detail: fmt.Sprintf(
 		"sold %s%d of %d seats: %s%d more than exist", atLeast, sold, seats, atLeast, sold-seats)}}
+}
+
+// sold is the number of sales the ledger shows: its rows, or on a ledger
+// cut short the distinct sales of the race's own requests among them.
+func (x *index) sold() int {
+	if x.in.LedgerTruncated > 0 {
+		return x.ownSales
+	}
+	return len(x.in.Sales)
 }
 
 // conservation fails when the sector row's capacity is not the configured
@@ -61,7 +72,7 @@ func (x *index) conservation() []Violation {
 // doubleSold reports, seat by seat, every seat number that appears in more
 // than one sale row, naming the requests in ledger order.
 func (x *index) doubleSold() []Violation {
-	if !x.ledgerRead() || x.worldBroke() {
+	if !x.ledgerUsable() || x.worldBroke() {
 		return nil
 	}
 	bySeat := map[int][]string{}
@@ -127,7 +138,7 @@ func (x *index) unackedSales() (missing, moved []string, lost int) {
 // (sold_out, lock_timeout) and, when the history is complete, for rows that
 // belong to no attempt at all.
 func (x *index) phantomSales() []Violation {
-	if !x.ledgerRead() {
+	if !x.ledgerUsable() {
 		return nil
 	}
 	var refused []string
@@ -178,7 +189,7 @@ func (x *index) duplicateRequests() []Violation {
 		}
 	}
 	for _, id := range sortedIDs(x.rows) { // empty when the ledger was not read
-		if rows := x.rows[id]; len(rows) > 1 {
+		if rows := x.rows[id]; len(rows) > 1 && x.ledgerUsable() {
 			inRows = append(inRows, fmt.Sprintf("%s (seats %s)", quoteEmpty(id), andList(seatsOf(rows))))
 		}
 	}

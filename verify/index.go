@@ -17,9 +17,13 @@ type index struct {
 	// miscounted says, per worker, where the history holds another number
 	// of attempts than the race made.
 	miscounted []string
+	// ownSales counts the distinct request ids of the sale rows that are
+	// the race's own (distinctOwn).
+	ownSales int
 }
 
 func newIndex(in Input) *index {
+	in.Integrity = append(truncatedIntegrity(in), in.Integrity...)
 	x := &index{
 		in:       in,
 		attempts: make(map[string][]history.Attempt, len(in.Attempts)),
@@ -31,6 +35,7 @@ func newIndex(in Input) *index {
 	for _, s := range in.Sales {
 		x.rows[s.RequestID] = append(x.rows[s.RequestID], s)
 	}
+	x.ownSales = distinctOwn(in.Sales, x.attempts)
 	x.overlaps = x.classify()
 	x.miscounted = miscounted(in)
 	return x
@@ -68,7 +73,7 @@ func (x *index) notes() []string {
 		out = append(out, n)
 	}
 	out = append(out, x.outageNotes()...)
-	if orphans := x.orphanRows(); len(orphans) > 0 && !x.complete() {
+	if orphans := x.orphanRows(); len(orphans) > 0 && !x.complete() && x.ledgerUsable() {
 		out = append(out, fmt.Sprintf("%s: %s", pick(len(orphans),
 			"1 ledger row belongs to no recorded attempt; with the history incomplete, its attempt may simply be unreported",
 			fmt.Sprintf("%d ledger rows belong to no recorded attempt; with the history incomplete, their attempts may simply be unreported", len(orphans))),
@@ -192,6 +197,8 @@ func (x *index) lostAcks() string {
 	switch {
 	case !x.ledgerRead():
 		return head + "; whether any of them committed a sale is not known (the ledger was not read back)"
+	case !x.ledgerUsable():
+		return head + "; whether any of them committed a sale is not known (the ledger's rows prove nothing)"
 	case committed == 0:
 		return head + pick(errs+unknowns, "; it did not commit a sale", "; none of them committed a sale")
 	}

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 )
 
@@ -20,6 +21,28 @@ func (x *index) ledgerRead() bool { return x.in.LedgerUnread == "" }
 // a counter that does not add up).
 func (x *index) ledgerWhole() bool { return x.ledgerRead() && x.in.LedgerTruncated == 0 }
 
+// ledgerUsable reports whether the ledger was read and its rows are
+// evidence: not when it was cut short with no more of the race's own
+// sales than seats. The read stops early only once it holds more, so
+// such a ledger was cut at its row limit: it returns more rows than the
+// race made attempts, rows that are no sale of the race, and what they
+// show may be the ledger query's mistake rather than the strategy's.
+func (x *index) ledgerUsable() bool {
+	return x.ledgerRead() && (x.in.LedgerTruncated == 0 || x.ownSales > x.in.Seats)
+}
+
+// distinctOwn counts the distinct request ids of sales that are the
+// race's own: those of an attempt in the history.
+func distinctOwn(sales []history.Sale, attempts map[string][]history.Attempt) int {
+	seen := map[string]bool{}
+	for _, s := range sales {
+		if len(attempts[s.RequestID]) > 0 {
+			seen[s.RequestID] = true
+		}
+	}
+	return len(seen)
+}
+
 // truncatedGap says what a ledger cut short proves and what was not
 // judged for it; empty when the ledger was read whole or not at all.
 func (x *index) truncatedGap() []string {
@@ -27,19 +50,34 @@ func (x *index) truncatedGap() []string {
 	if n == 0 || !x.ledgerRead() {
 		return nil
 	}
-	attempts := len(x.in.Attempts)
-	if x.in.RequestsPerWorker != nil {
-		attempts = 0
-		for _, r := range x.in.RequestsPerWorker {
-			attempts += r
-		}
+	if x.ledgerUsable() {
+		return []string{fmt.Sprintf("the ledger was read up to its first %s, which hold %d distinct sales of this race's own requests, more than the %d seats: they prove the oversell, so the rest was not read, and conservation and missing-sale were not judged",
+			plural(n, "row", "rows"), x.ownSales, x.in.Seats)}
 	}
-	proof := "the rows read already prove the oversell"
-	if len(x.in.Sales) <= x.in.Seats {
-		proof = fmt.Sprintf("yet only %d rows were saved, which prove no oversell", len(x.in.Sales))
+	query, fix := "hammer's ledger", ""
+	if x.againstService() {
+		query, fix = "the ledger query", ": check `truth.ledger` in the target file"
 	}
-	return []string{fmt.Sprintf("the ledger was truncated at %d rows, more than the %d seats and the %d attempts of the race: %s, so the rest was not read, and conservation and missing-sale were not judged",
-		n, x.in.Seats, attempts, proof)}
+	return []string{fmt.Sprintf("%s returns more rows than the race made attempts (%s read, %d of them this race's sales)%s; those rows prove nothing, so the checks that read the ledger were not judged",
+		query, plural(n, "row", "rows"), x.ownSales, fix)}
+}
+
+// againstService reports whether the run raced a user's service (its
+// attempts name replicas) rather than hammer's own strategies.
+func (x *index) againstService() bool {
+	return len(x.in.Attempts) > 0 && x.in.Attempts[0].Replica != ""
+}
+
+// truncatedIntegrity is the problem of a run that says its ledger was cut
+// at another number of rows than its ledger holds: the rows read are
+// what was saved, so one of them changed after the run.
+func truncatedIntegrity(in Input) []folder.Problem {
+	if in.LedgerTruncated == 0 || in.LedgerUnread != "" || in.LedgerTruncated == len(in.Sales) {
+		return nil
+	}
+	return []folder.Problem{{File: folder.LedgerFile, Changed: true, Detail: fmt.Sprintf(
+		"%s holds %s of %s, but %s records the ledger truncated at %d rows read",
+		folder.LedgerFile, plural(len(in.Sales), "row", "rows"), runName(in.Run), folder.ManifestFile, in.LedgerTruncated)}}
 }
 
 // trouble is the first sign that server failed during the run: the

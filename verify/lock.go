@@ -145,7 +145,7 @@ func (x *index) unexpectedErrors() []Violation {
 // were still unsold: the lock wedged (a holder died with a lock that never
 // expires) or the wait was too short for the queue.
 func (x *index) stuckLock() []Violation {
-	if !x.ledgerRead() {
+	if !x.ledgerUsable() {
 		return nil
 	}
 	timedOut := x.count(history.LockTimeout)

@@ -103,7 +103,8 @@ type Input struct {
 	// it was. Checks that count its rows are then not made.
 	LedgerUnread string
 	// LedgerTruncated is how many rows of a ledger that held more were
-	// read (Sales holds them); zero when the whole ledger was read.
+	// read (Sales holds them, and no other number is taken); zero when
+	// the whole ledger was read.
 	LedgerTruncated int
 	// Outages are the spans during which a server did not answer the
 	// health checks.
@@ -129,7 +130,8 @@ type Verdict struct {
 	Status Status `json:"verdict"`
 	// Seats is the configured capacity the run was judged against.
 	Seats int `json:"seats"`
-	// Sold is the number of sale rows in the ledger.
+	// Sold is the number of sale rows in the ledger; on a ledger cut
+	// short, the distinct sales of the race's own requests among them.
 	Sold int `json:"sold"`
 	// Oversold is max(0, Sold - Seats).
 	Oversold int `json:"oversold"`
@@ -170,8 +172,8 @@ func Check(in Input) Verdict {
 	idx := newIndex(in)
 	v := Verdict{
 		Seats:           in.Seats,
-		Sold:            len(in.Sales),
-		Oversold:        max(0, len(in.Sales)-in.Seats),
+		Sold:            idx.sold(),
+		Oversold:        max(0, idx.sold()-in.Seats),
 		LedgerUnread:    in.LedgerUnread != "",
 		LedgerTruncated: in.LedgerTruncated > 0,
 	}

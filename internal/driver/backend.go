@@ -49,9 +49,12 @@ type BackendRace struct {
 	PGURL   string
 	Seats   int
 	LockTTL time.Duration
-	// LedgerLimit is how many ledger rows ReadBack reads at most (0: all):
-	// inventory.LedgerLimit of the race's seats and attempts.
-	LedgerLimit int
+	// Ledger is where ReadBack stops reading the ledger: at
+	// inventory.LedgerLimit of the race's seats and attempts rows, or
+	// once the rows hold more than the seats of the request ids of the
+	// race's attempts (Ours is set for the read-back, once the history
+	// is in).
+	Ledger inventory.Bound
 }
 
 // Holders is a Backend whose processes a fault strikes instead of the
@@ -126,7 +129,7 @@ func (builtinBackend) LockKey(prefix string) string { return prefix + "lock:sect
 // ReadBack reads the inventory's ledger and sector row; a mode whose stock
 // PostgreSQL does not count (counter-only) has no sector count to read.
 func (b builtinBackend) ReadBack(ctx context.Context, r BackendRace, wait time.Duration) inventory.ReadBack {
-	back := inventory.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, r.LedgerLimit, wait)
+	back := inventory.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, r.Ledger, wait)
 	if !b.mode.CountsInDB() {
 		back.Sector, back.SectorErr, back.NoCounter = nil, nil, true
 	}

@@ -28,7 +28,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	schema := inventory.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
 	br := BackendRace{Run: name, Schema: schema, KeyPrefix: prefix, PGURL: o.PGURL, Seats: o.Seats, LockTTL: o.LockTTL,
-		LedgerLimit: inventory.LedgerLimit(o.Seats, recordsExpected(o))}
+		Ledger: inventory.Bound{Rows: inventory.LedgerLimit(o.Seats, recordsExpected(o)), Seats: o.Seats}}
 	if err = o.Backend.Create(ctx, br); err != nil {
 		return nil, err
 	}
@@ -103,10 +103,11 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, serving.stop()...)
 	res.Attempts = fillUnknown(res.Attempts, o, name)
+	br.Ledger.Ours = requestSet(res.Attempts)
 	back := o.Backend.ReadBack(ctx, br, readBackWait(o, began))
 	res.Run.Outages = watch.Stop()
 	td.redisDown = redisDownAtEnd(res.Run.Outages)
-	res.addReadBack(back, br.LedgerLimit)
+	res.addReadBack(back)
 	return res, nil
 }
 
@@ -119,12 +120,12 @@ func readBackWait(o Options, began time.Time) time.Duration {
 }
 
 // addReadBack records what was read back after the race, and why what
-// could not be read was not; a ledger cut at limit rows is recorded as
-// such.
-func (res *Result) addReadBack(back inventory.ReadBack, limit int) {
+// could not be read was not; a ledger cut short is recorded as such,
+// with the number of rows read.
+func (res *Result) addReadBack(back inventory.ReadBack) {
 	res.Sales, res.Sector, res.Run.NoCounter = back.Sales, back.Sector, back.NoCounter
 	if back.Truncated {
-		res.Run.LedgerTruncated = limit
+		res.Run.LedgerTruncated = len(back.Sales)
 	}
 	if back.LedgerErr != nil {
 		res.Run.LedgerUnread = back.LedgerErr.Error()
@@ -135,6 +136,16 @@ func (res *Result) addReadBack(back inventory.ReadBack, limit int) {
 	if res.Sector != nil {
 		res.Sectors = []history.Sector{*res.Sector}
 	}
+}
+
+// requestSet reports whether a request id is one of attempts': the ids
+// the race's contenders sent, as verify knows them from the history.
+func requestSet(attempts []history.Attempt) func(string) bool {
+	ids := make(map[string]bool, len(attempts))
+	for _, a := range attempts {
+		ids[a.RequestID] = true
+	}
+	return func(id string) bool { return ids[id] }
 }
 
 // interrupted is the reason a run stopped by Ctrl-C (or SIGTERM) is incomplete.

@@ -21,16 +21,16 @@ type ReadBack struct {
 	// NoCounter: there is no sector row to read (a service that keeps no
 	// counter).
 	NoCounter bool
-	// Truncated: the ledger had more rows than the read's limit; Sales
-	// holds the first ones.
+	// Truncated: the ledger had more rows than its read's Bound let it
+	// read; Sales holds the first ones.
 	Truncated bool
 }
 
 // ReadBackAll reads the ledger and the final row of sector id of the run's
-// schema, at most limit ledger rows (0: all), trying again for up to wait
-// while PostgreSQL fails. A cancelled ctx gets one try.
-func ReadBackAll(ctx context.Context, pgURL, schema, run string, id, limit int, wait time.Duration) ReadBack {
-	return Retry(ctx, wait, func(ctx context.Context) ReadBack { return readBackOnce(ctx, pgURL, schema, run, id, limit) })
+// schema, ledger rows up to bound, trying again for up to wait while
+// PostgreSQL fails. A cancelled ctx gets one try.
+func ReadBackAll(ctx context.Context, pgURL, schema, run string, id int, bound Bound, wait time.Duration) ReadBack {
+	return Retry(ctx, wait, func(ctx context.Context) ReadBack { return readBackOnce(ctx, pgURL, schema, run, id, bound) })
 }
 
 // Retry calls once until it reads everything, it fails otherwise than by
@@ -51,9 +51,9 @@ func Retry(ctx context.Context, wait time.Duration, once func(context.Context) R
 }
 
 // readBackOnce makes one try at reading the ledger and the sector row.
-func readBackOnce(ctx context.Context, pgURL, schema, run string, id, limit int) ReadBack {
+func readBackOnce(ctx context.Context, pgURL, schema, run string, id int, bound Bound) ReadBack {
 	return readWith(ctx, pgURL, schema, func(ctx context.Context, store *Store) ReadBack {
-		sales, more, err := store.LedgerUpTo(ctx, run, limit)
+		sales, more, err := store.LedgerUpTo(ctx, run, bound)
 		if err != nil {
 			return ReadBack{LedgerErr: err}
 		}

@@ -15,9 +15,9 @@ import (
 // available) row.
 type Truth struct {
 	Ledger, Sector string
-	// Limit is how many ledger rows are read at most (0: all); past it
-	// the read-back is Truncated.
-	Limit int
+	// Bound is where the ledger's read stops; past it the read-back is
+	// Truncated.
+	Bound Bound
 }
 
 // ReadTruth reads a user's service's ledger and the row of sector id with
@@ -30,7 +30,7 @@ func ReadTruth(ctx context.Context, pgURL, schema, run string, id int, t Truth) 
 
 // truth reads the ledger and sector row with the service's own SQL.
 func (s *Store) truth(ctx context.Context, run string, id int, t Truth) ReadBack {
-	sales, more, err := scanUpTo(ctx, s, t.Limit, t.Ledger, func(rows pgx.Rows) (history.Sale, error) {
+	sales, more, err := scanUpTo(ctx, s, t.Bound, t.Ledger, func(rows pgx.Rows) (history.Sale, error) {
 		sale := history.Sale{Run: run, Sector: id}
 		err := rows.Scan(&sale.RequestID, &sale.Seat)
 		return sale, err

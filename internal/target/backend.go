@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -120,14 +121,19 @@ func (b *Backend) env(base map[string]string, i, port int) []string {
 func (b *Backend) LockKey(prefix string) string { return Expand(b.file.LockKey, b.vals(prefix)) }
 
 // ReadBack reads the service's ledger and counter with the file's SQL; the
-// ledger's request ids lose the race's tag (IDPrefix).
+// ledger's request ids lose the race's tag (IDPrefix), before the read
+// asks whether they are the race's own too.
 func (b *Backend) ReadBack(ctx context.Context, r driver.BackendRace, wait time.Duration) inventory.ReadBack {
 	vals := b.vals(r.KeyPrefix)
 	ledger, sector := Expand(b.file.Truth.Ledger, vals), Expand(b.file.Truth.Sector, vals)
+	prefix, bound := IDPrefix(r.KeyPrefix), r.Ledger
+	if ours := bound.Ours; ours != nil {
+		bound.Ours = func(id string) bool { return ours(strings.TrimPrefix(id, prefix)) }
+	}
 	rb := inventory.Retry(ctx, wait, func(ctx context.Context) inventory.ReadBack {
-		return inventory.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, inventory.Truth{Ledger: ledger, Sector: sector, Limit: r.LedgerLimit})
+		return inventory.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, inventory.Truth{Ledger: ledger, Sector: sector, Bound: bound})
 	})
-	untag(rb.Sales, IDPrefix(r.KeyPrefix))
+	untag(rb.Sales, prefix)
 	return rb
 }
 
