@@ -33,6 +33,14 @@ func TestWrongCredentials(t *testing.T) {
 	if err := admin.Do(ctx, "ACL", "SETUSER", "deaf", "on", ">"+redisPW, "~*", "resetchannels", "+@all").Err(); err != nil {
 		t.Fatal(err)
 	}
+	// Users that may run all but one command a race sends, that the rights
+	// probe did not try before.
+	forbidden := []string{"evalsha", "get", "incr", "decr", "pexpire", "exists", "scan", "subscribe"}
+	for _, cmd := range forbidden {
+		if err := admin.Do(ctx, "ACL", "SETUSER", "no"+cmd, "on", ">"+redisPW, "~*", "&*", "+@all", "-"+cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	pgURL := requirePasswords(t, own.PGURL, "racer", pgPW)
 	checked := &stack.Stack{RedisURL: redisURL, PGURL: own.PGURL} // where failsBeforeAnything looks for leftovers
 	tests := []struct {
@@ -47,6 +55,13 @@ func TestWrongCredentials(t *testing.T) {
 		{name: "postgresql wrong password", redisURL: redisURL, pgURL: withUser(t, pgURL, "racer", "wrong-pw-2"), want: "(user racer, database hammer) refused hammer: wrong password"},
 		{name: "postgresql database that does not exist", redisURL: redisURL, pgURL: strings.Replace(pgURL, "/hammer?", "/hammer_nowhere?", 1), want: "no such database"},
 		{name: "postgresql role that may not connect", redisURL: redisURL, pgURL: withUser(t, pgURL, "outsider", pgPW), want: "lacks a privilege"},
+	}
+	for _, cmd := range forbidden {
+		tests = append(tests, struct {
+			name            string
+			redisURL, pgURL string
+			want            string
+		}{name: "redis user without " + cmd, redisURL: withUser(t, own.RedisURL, "no"+cmd, redisPW), pgURL: pgURL, want: "NOPERM"})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +78,20 @@ func TestWrongCredentials(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRedisReplicaURL: a Redis URL that points at a read-only replica is
+// the user's mistake, said as such (exit 2), not "did not answer PING"
+// (exit 3) as before.
+func TestRedisReplicaURL(t *testing.T) {
+	own := stacktest.Private(t) // its Redis becomes a replica
+	ctx := context.Background()
+	// A replica of a primary that is not there stays read-only.
+	if err := redisClient(t, own.RedisURL).Do(ctx, "REPLICAOF", "127.0.0.1", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--mode", "lock-plus-update", "--stack", "external", "--redis-url", own.RedisURL, "--pg-url", own.PGURL}
+	failsBeforeAnything(t, &stack.Stack{RedisURL: own.RedisURL, PGURL: own.PGURL}, args, exitUsage, "read-only replica; give the URL of its primary")
 }
 
 // withUser is rawURL with the given user and password.

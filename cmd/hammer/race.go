@@ -75,7 +75,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 	defer st.Close()
 	if err := f.target.checkSetup(ctx, st.PGURL, f.seats); err != nil {
-		if errors.Is(err, target.ErrSetup) {
+		if errors.Is(err, target.ErrSetup) || errors.Is(err, target.ErrRights) {
 			return usageError(io, cmd.name, "%v", err)
 		}
 		fmt.Fprintf(io.err, "hammer: %v\n", err)

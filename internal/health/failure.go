@@ -23,7 +23,8 @@ import (
 // Failure reports whether err comes from the infrastructure rather than
 // from the strategy: the connection was refused, reset, closed or timed
 // out, the server has no connection (or memory) left, or it is starting,
-// shutting down or failing over. A constraint violation, a sold-out sector
+// shutting down or failing over, or Redis refuses the client's
+// credentials or rights. A constraint violation, a sold-out sector
 // or a fenced write is not a failure: it is an answer.
 func Failure(err error) bool {
 	if err == nil {
@@ -78,14 +79,36 @@ func postgresFailure(err error) bool {
 
 // redisFailure recognises Redis's reports of trouble: out of clients or
 // memory, loading its data, a read-only replica or a primary that is down,
-// and a client whose pool is closed or exhausted.
+// a client whose pool is closed or exhausted, and a refusal of the
+// client's credentials or rights (see RedisRefused): a wrong ACL is the
+// configuration's fault, never a strategy's.
 func redisFailure(err error) bool {
 	switch {
 	case errors.Is(err, redis.ErrClosed), errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrPoolExhausted):
 		return true
+	case RedisRefused(err):
+		return true
 	case redis.IsMaxClientsError(err), redis.IsOOMError(err), redis.IsLoadingError(err), redis.IsReadOnlyError(err),
 		redis.IsMasterDownError(err), redis.IsClusterDownError(err), redis.IsTryAgainError(err):
 		return true
+	}
+	return false
+}
+
+// RedisRefused reports whether err is Redis refusing the client's
+// credentials or rights: WRONGPASS (a wrong user or password), NOAUTH (no
+// password given) or NOPERM (an ACL that forbids a command, key or
+// channel).
+func RedisRefused(err error) bool {
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		return false
+	}
+	msg := rerr.Error()
+	for _, code := range [...]string{"WRONGPASS", "NOAUTH", "NOPERM"} {
+		if strings.HasPrefix(msg, code+" ") || strings.Contains(msg, " "+code+" ") {
+			return true
+		}
 	}
 	return false
 }

@@ -3,6 +3,7 @@ package stack
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -49,6 +50,29 @@ func TestRefusals(t *testing.T) {
 		err := fmt.Errorf("connect: %w", &pgconn.PgError{Code: tt.code, Message: "m"})
 		if _, got := pgRefused(err); got != tt.want {
 			t.Errorf("pgRefused(SQLSTATE %s) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+}
+
+// TestMisdirected: a Redis URL that points at a server hammer cannot race
+// on is told from a server that is down or failing. Before, all of these
+// read "did not answer PING", exit 3.
+func TestMisdirected(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string // "" when not misdirected
+	}{
+		{fmt.Errorf("probe: %w", redisErr("READONLY You can't write against a read only replica.")), "read-only replica"},
+		{redisErr("MOVED 3999 127.0.0.1:6381"), "Redis Cluster"},
+		{redisErr("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"), "has none set"},
+		{redisErr("EXECABORT Transaction discarded because of previous errors."), ""},
+		{redisErr("LOADING Redis is loading the dataset in memory"), ""},
+		{errors.New("READONLY in a message that is not Redis's"), ""},
+	}
+	for _, tt := range tests {
+		why, ok := redisMisdirected(tt.err)
+		if ok != (tt.want != "") || !strings.Contains(why, tt.want) {
+			t.Errorf("redisMisdirected(%v) = %q, %v; want %q", tt.err, why, ok, tt.want)
 		}
 	}
 }

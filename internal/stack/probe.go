@@ -114,21 +114,31 @@ func checkServers(ctx context.Context, ropts *redis.Options, pcfg *pgx.ConnConfi
 
 // checkRedisServer pings the Redis of opts, called name in messages, and
 // probes its rights. WRONGPASS, NOAUTH and NOPERM wrap ErrBadConfig: the
-// URL's user or password, or the user's ACL, is wrong. Anything else
-// wraps ErrUnavailable.
+// URL's user or password, or the user's ACL, is wrong; so does a URL
+// that points at a server hammer cannot race on (see redisMisdirected).
+// Anything else wraps ErrUnavailable.
 func checkRedisServer(ctx context.Context, name string, opts *redis.Options) error {
 	mask := redact.Passwords(opts.Password)
+	step := "PING"
 	err := pingRedis(ctx, opts)
 	if err == nil {
+		step = "hammer's probe of its commands"
 		err = probeRedisRights(ctx, opts)
 	}
-	switch {
-	case err == nil:
+	var rerr redis.Error
+	if err == nil {
 		return nil
-	case redisRefused(err):
+	}
+	if redisRefused(err) {
 		return badConfigf("%s at %s refused hammer's user, password or rights: %s", name, redisWho(opts), mask.String(err.Error()))
 	}
-	return unavailablef("%s at %s did not answer PING within %s: %s", name, opts.Addr, pingTimeout, mask.String(err.Error()))
+	if why, ok := redisMisdirected(err); ok {
+		return badConfigf("%s at %s cannot be raced on: %s (%s)", name, redisWho(opts), why, mask.String(err.Error()))
+	}
+	if errors.As(err, &rerr) {
+		return unavailablef("%s at %s answered %s with an error: %s", name, opts.Addr, step, mask.String(err.Error()))
+	}
+	return unavailablef("%s at %s did not answer %s within %s: %s", name, opts.Addr, step, pingTimeout, mask.String(err.Error()))
 }
 
 // checkPostgres pings the PostgreSQL of cfg. A wrong password, a role that may

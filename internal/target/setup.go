@@ -22,6 +22,11 @@ import (
 // not the server's.
 var ErrSetup = errors.New("setup SQL refused")
 
+// ErrRights matches the error of CheckSetup when the PostgreSQL role may
+// not create the schema the setup SQL runs in: the role's rights, not
+// the target file's mistake, and the user's configuration all the same.
+var ErrRights = errors.New("postgresql role may not create schemas")
+
 // setupCheckTimeout bounds CheckSetup.
 const setupCheckTimeout = 30 * time.Second
 
@@ -44,12 +49,16 @@ func CheckSetup(ctx context.Context, f *File, pgURL string, seats int) error {
 		return inventory.ExecSetup(ctx, tx, schema, sql)
 	})
 	var pgErr *pgconn.PgError
+	var schemaErr *schemaError
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, inventory.ErrLeftTransaction):
 		return &setupError{msg: fmt.Sprintf("%s: setup: %s", f.Path, oneLine(err.Error()))}
-	case !errors.As(err, &pgErr) || !usersSQLState(pgErr.Code):
+	case errors.As(err, &schemaErr) && errors.As(err, &pgErr) && pgErr.Code == "42501":
+		return fmt.Errorf("%w (user %s, database %s), and the setup SQL runs in a schema of its own: %s (SQLSTATE %s)",
+			ErrRights, conn.Config().User, conn.Config().Database, oneLine(pgErr.Message), pgErr.Code)
+	case errors.As(err, &schemaErr), !errors.As(err, &pgErr) || !usersSQLState(pgErr.Code):
 		return fmt.Errorf("check the setup SQL: %w", err)
 	}
 	where := ""
@@ -65,6 +74,13 @@ type setupError struct{ msg string }
 func (e *setupError) Error() string        { return e.msg }
 func (e *setupError) Is(target error) bool { return target == ErrSetup }
 
+// schemaError is the server refusing the check's own CREATE SCHEMA,
+// before any of the setup SQL ran.
+type schemaError struct{ err error }
+
+func (e *schemaError) Error() string { return "create the check's schema: " + e.err.Error() }
+func (e *schemaError) Unwrap() error { return e.err }
+
 // rolledBack runs fill in a transaction, in a schema of its own made
 // for it (named to fill) and on the search_path, as inventory.CreateWith
 // does, and rolls the transaction back whatever fill did.
@@ -79,7 +95,7 @@ func rolledBack(ctx context.Context, conn *pgx.Conn, fill func(tx pgx.Tx, schema
 	schema := inventory.SchemaPrefix + "setup_check_" + hex.EncodeToString(b[:])
 	quoted := pgx.Identifier{schema}.Sanitize()
 	if _, err := tx.Exec(ctx, "CREATE SCHEMA "+quoted); err != nil {
-		return err
+		return &schemaError{err}
 	}
 	if _, err := tx.Exec(ctx, "SET LOCAL search_path TO "+quoted); err != nil {
 		return err

@@ -3,8 +3,15 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"os"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
 // TestCheckSetupServerDown: a server that cannot be reached is the
@@ -40,5 +47,34 @@ func TestUsersSQLState(t *testing.T) {
 		if got := usersSQLState(code); got != want {
 			t.Errorf("usersSQLState(%q) = %v, want %v", code, got, want)
 		}
+	}
+}
+
+// TestCheckSetupNoCreate: a role that may not create the schema the check
+// runs the setup SQL in is told so (ErrRights, exit 2), not blamed on the
+// setup SQL. Before, it read "setup: permission denied" as ErrSetup.
+func TestCheckSetupNoCreate(t *testing.T) {
+	st := stacktest.Get(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, st.PGURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	role := fmt.Sprintf("hammer_test_setup_nocreate_%d", os.Getpid())
+	if _, err := conn.Exec(ctx, "CREATE ROLE "+role+" LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.Background(), "DROP ROLE "+role); err != nil {
+			t.Errorf("drop the test's role: %v", err)
+		}
+	}()
+	cfg := conn.Config()
+	pgURL := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
+	f := &File{Path: "target.yaml", Setup: "CREATE TABLE t (x int);"}
+	err = CheckSetup(ctx, f, pgURL, 10)
+	if err == nil || errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), "may not create schemas") {
+		t.Errorf("CheckSetup as a role without CREATE: %v, want the role's rights named, not the setup SQL", err)
 	}
 }

@@ -13,8 +13,6 @@ import (
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
-func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
-
 // TestCheckSetupLeftTransaction: setup SQL that gets past the load-time
 // refusal and still ends or leaves the check's transaction is the
 // setup's mistake (ErrSetup, exit 2): the check's schema is dropped, and
