@@ -57,7 +57,7 @@ func TestRedisFrozen(t *testing.T) {
 			rdb := redis.NewClient(opt)
 			defer rdb.Close()
 			ctx := context.Background()
-			pid := redisPID(t, rdb)
+			pid := stacktest.RedisPID(t, rdb)
 			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
 
 			dir := filepath.Join(t.TempDir(), "out")
@@ -122,26 +122,6 @@ func TestRedisFrozen(t *testing.T) {
 			}
 		})
 	}
-}
-
-// redisPID is the pid of the redis-server rdb talks to.
-func redisPID(t *testing.T, rdb *redis.Client) int {
-	t.Helper()
-	info, err := rdb.Info(context.Background(), "server").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
-			pid, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pid
-		}
-	}
-	t.Fatal("INFO server names no process_id")
-	return 0
 }
 
 // workerChildren lists the worker processes this test binary started.

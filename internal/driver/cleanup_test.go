@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,7 +25,7 @@ func TestCleanupWaitsForFrozenRedis(t *testing.T) {
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 	ctx := context.Background()
-	pid := serverPID(t, rdb)
+	pid := stacktest.RedisPID(t, rdb)
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
 	td := &teardown{prefix: "hammer:t:r:", keys: []leftKey{{"hammer:t:r:lock", 10 * time.Second}, {"hammer:t:r:fence", 0}}}
 	seed := func() {
@@ -77,22 +76,4 @@ func TestCleanupWaitsForFrozenRedis(t *testing.T) {
 			t.Errorf("%d lines name %q, want 1:\n%s", n, want, err)
 		}
 	}
-}
-
-// serverPID is the pid of the redis-server rdb talks to.
-func serverPID(t *testing.T, rdb *redis.Client) int {
-	t.Helper()
-	info, err := rdb.Info(context.Background(), "server").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
-			if pid, err := strconv.Atoi(v); err == nil {
-				return pid
-			}
-		}
-	}
-	t.Fatal("INFO server names no process_id")
-	return 0
 }
