@@ -61,8 +61,12 @@ func NewBackend(f *File, v Variant, n, seats int) *Backend {
 }
 
 // vals are the placeholders of the race's SQL, lock key and request.
-func (b *Backend) vals(prefix string) map[string]string {
-	return map[string]string{VarSector: "1", VarSeats: strconv.Itoa(b.seats), VarKeyPrefix: prefix}
+func (b *Backend) vals(prefix string) map[string]string { return raceVals(b.seats, prefix) }
+
+// raceVals are the placeholders of a race of seats seats whose Redis keys
+// start with prefix, for its SQL, lock key and request.
+func raceVals(seats int, prefix string) map[string]string {
+	return map[string]string{VarSector: "1", VarSeats: strconv.Itoa(seats), VarKeyPrefix: prefix}
 }
 
 // Create makes the race's schema and runs the file's setup SQL in it.

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -44,7 +43,8 @@ func CheckSetup(ctx context.Context, f *File, pgURL string, seats int) error {
 		return fmt.Errorf("check the setup SQL: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	sql := Expand(f.Setup, map[string]string{VarSector: "1", VarSeats: strconv.Itoa(seats)})
+	// Expanded as each race's is; no key is made, so any prefix does.
+	sql := Expand(f.Setup, raceVals(seats, "hammer:setup-check:"))
 	err = rolledBack(ctx, conn, func(tx pgx.Tx, schema string) error {
 		return inventory.ExecSetup(ctx, tx, schema, sql)
 	})
