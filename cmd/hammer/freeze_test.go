@@ -50,15 +50,8 @@ func TestRedisFrozen(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := stacktest.Private(t)
-			opt, err := redis.ParseURL(st.RedisURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rdb := redis.NewClient(opt)
-			defer rdb.Close()
+			rdb, pid := stacktest.FreezableRedis(t, st.RedisURL)
 			ctx := context.Background()
-			pid := stacktest.RedisPID(t, rdb)
-			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
 
 			dir := filepath.Join(t.TempDir(), "out")
 			args := []string{"run", "--mode", "lock-plus-update", "--procs", "2", "--goroutines", "100", "--attempts", "20", "--seats", "4000",

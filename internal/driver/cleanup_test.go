@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
@@ -18,15 +16,8 @@ import (
 // each.
 func TestCleanupWaitsForFrozenRedis(t *testing.T) {
 	st := stacktest.Private(t)
-	opt, err := redis.ParseURL(st.RedisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
+	rdb, pid := stacktest.FreezableRedis(t, st.RedisURL)
 	ctx := context.Background()
-	pid := stacktest.RedisPID(t, rdb)
-	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
 	td := &teardown{prefix: "hammer:t:r:", keys: []leftKey{{"hammer:t:r:lock", 10 * time.Second}, {"hammer:t:r:fence", 0}}}
 	seed := func() {
 		t.Helper()
@@ -54,7 +45,7 @@ func TestCleanupWaitsForFrozenRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	err = deleteKeys(ctx, st.RedisURL, td, 300*time.Millisecond)
+	err := deleteKeys(ctx, st.RedisURL, td, 300*time.Millisecond)
 	took := time.Since(start)
 	_ = syscall.Kill(pid, syscall.SIGCONT)
 	if err == nil {

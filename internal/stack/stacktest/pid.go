@@ -4,16 +4,25 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// RedisPID is the process id of the Redis server rdb talks to, from INFO
-// server: tests freeze it with SIGSTOP to play a server that stops
-// answering.
-func RedisPID(t *testing.T, rdb *redis.Client) int {
+// FreezableRedis connects to the Redis server at url, which the test
+// owns (a Private stack's), and returns the client and the server's
+// process id, from INFO server: tests freeze it with SIGSTOP to play a
+// server that stops answering. The client is closed, and the server
+// let run again (SIGCONT), when the test ends.
+func FreezableRedis(t *testing.T, url string) (*redis.Client, int) {
 	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { rdb.Close() })
 	info, err := rdb.Info(context.Background(), "server").Result()
 	if err != nil {
 		t.Fatal(err)
@@ -24,9 +33,10 @@ func RedisPID(t *testing.T, rdb *redis.Client) int {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return pid
+			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+			return rdb, pid
 		}
 	}
 	t.Fatal("INFO server names no process_id")
-	return 0
+	return nil, 0
 }
