@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
@@ -16,12 +14,7 @@ import (
 // schema it committed is dropped; a setup that stays in it is kept.
 func TestCreateWithLeftTransaction(t *testing.T) {
 	ctx := context.Background()
-	pgURL := stacktest.Get(t).PGURL
-	conn, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, pgURL := stacktest.PGConn(t)
 	exists := func(schema string) bool {
 		var ok bool
 		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = $1)", schema).Scan(&ok); err != nil {
@@ -30,7 +23,7 @@ func TestCreateWithLeftTransaction(t *testing.T) {
 		return ok
 	}
 	schema := inventory.SchemaName("test", "left_transaction")
-	err = inventory.CreateWith(ctx, pgURL, schema, "CREATE TABLE a (x int); COMMIT; SELECT 1")
+	err := inventory.CreateWith(ctx, pgURL, schema, "CREATE TABLE a (x int); COMMIT; SELECT 1")
 	if !errors.Is(err, inventory.ErrLeftTransaction) {
 		t.Errorf("CreateWith with a COMMIT: %v, want ErrLeftTransaction", err)
 	}

@@ -20,12 +20,7 @@ import (
 // ran as one query).
 func TestCheckSetupLeftTransaction(t *testing.T) {
 	ctx := context.Background()
-	pgURL := stacktest.Get(t).PGURL
-	conn, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, pgURL := stacktest.PGConn(t)
 	table := fmt.Sprintf("hammer_test_leak_%d", os.Getpid()) // what would leak into public
 	drop := func() {
 		if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS public."+table); err != nil {
@@ -72,15 +67,10 @@ func TestCheckSetupLeftTransaction(t *testing.T) {
 // setup's mistake, naming the statement.
 func TestCheckSetupCommitInBody(t *testing.T) {
 	ctx := context.Background()
-	pgURL := stacktest.Get(t).PGURL
-	conn, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, pgURL := stacktest.PGConn(t)
 	before := checkSchemas(t, conn)
 	setup := "CREATE TABLE sectors (x int); DO $$ BEGIN INSERT INTO sectors VALUES ({{seats}}); COMMIT; END $$"
-	err = CheckSetup(ctx, &File{Path: "target.yaml", Setup: setup}, pgURL, 10)
+	err := CheckSetup(ctx, &File{Path: "target.yaml", Setup: setup}, pgURL, 10)
 	if want := "statement 2 (DO $$"; !errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "SQLSTATE 2D000") {
 		t.Errorf("CheckSetup: %v, want ErrSetup saying %q and SQLSTATE 2D000", err, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -39,4 +40,17 @@ func FreezableRedis(t *testing.T, url string) (*redis.Client, int) {
 	}
 	t.Fatal("INFO server names no process_id")
 	return nil, 0
+}
+
+// PGConn is a connection to the shared stack's PostgreSQL, closed when
+// the test ends, and the stack's PostgreSQL URL.
+func PGConn(t *testing.T) (*pgx.Conn, string) {
+	t.Helper()
+	pgURL := Get(t).PGURL
+	conn, err := pgx.Connect(context.Background(), pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn, pgURL
 }
