@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -184,20 +185,35 @@ func failsBeforeAnything(t *testing.T, st *stack.Stack, args []string, wantCode 
 	if _, err := os.Stat(filepath.Dir(out)); err == nil {
 		t.Errorf("a results folder was left at %s", filepath.Dir(out))
 	}
-	if after := leftovers(t, st); after != before {
-		t.Errorf("hammer schemas and keys: %s before, %s after", before, after)
+	if left := appeared(before, leftovers(t, st)); len(left) > 0 {
+		t.Errorf("hammer left %s", strings.Join(left, ", "))
 	}
 }
 
-// leftovers counts the hammer schemas and keys on st.
-func leftovers(t *testing.T, st *stack.Stack) string {
+// leftovers names the hammer schemas and keys on st.
+func leftovers(t *testing.T, st *stack.Stack) map[string]bool {
 	t.Helper()
-	return leftoversUnder(t, st, inventory.SchemaPrefix, "hammer:")
+	return namesUnder(t, st, inventory.SchemaPrefix, "hammer:")
 }
 
-// leftoversUnder counts the schemas and keys on st whose names start with
-// the given prefixes.
-func leftoversUnder(t *testing.T, st *stack.Stack, schemaPrefix, keyPrefix string) string {
+// appeared lists, sorted, the names in after that were not in before:
+// what a run left. A name gone since before is no leftover (a key of an
+// earlier test can expire with its TTL meanwhile), and counting instead
+// of naming would pass when one key expired as another was left.
+func appeared(before, after map[string]bool) []string {
+	var left []string
+	for name := range after {
+		if !before[name] {
+			left = append(left, name)
+		}
+	}
+	sort.Strings(left)
+	return left
+}
+
+// namesUnder names the schemas ("schema x") and keys ("key x") on st
+// whose names start with the given prefixes.
+func namesUnder(t *testing.T, st *stack.Stack, schemaPrefix, keyPrefix string) map[string]bool {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, st.PGURL)
@@ -205,15 +221,26 @@ func leftoversUnder(t *testing.T, st *stack.Stack, schemaPrefix, keyPrefix strin
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var schemas int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)", schemaPrefix).Scan(&schemas); err != nil {
+	rows, err := conn.Query(ctx, "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", schemaPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatal(err)
 	}
 	keys, err := redisClient(t, st.RedisURL).Keys(ctx, keyPrefix+"*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf("%d schemas and %d keys", schemas, len(keys))
+	names := map[string]bool{}
+	for _, s := range schemas {
+		names["schema "+s] = true
+	}
+	for _, k := range keys {
+		names["key "+k] = true
+	}
+	return names
 }
 
 // redisClient connects to the Redis at url for the test's duration.
