@@ -59,6 +59,11 @@ type Attempt struct {
 	Intended     int64 `json:"intended_ns,omitempty"`
 	Invoke       int64 `json:"invoke_ns"`
 	LockAcquired int64 `json:"lock_acquired_ns,omitempty"`
+	// LockSent is when the command that gave the lock its TTL was sent:
+	// the lock lived at least a TTL from then, whereas LockAcquired, taken
+	// when the command answered, can be late by a stalled round trip.
+	// Zero when the lock library does not tell.
+	LockSent int64 `json:"lock_sent_ns,omitempty"`
 	// LockReleasing is when the holder sent its release, LockReleased
 	// when the release answered.
 	LockReleasing int64 `json:"lock_releasing_ns,omitempty"`

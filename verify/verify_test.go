@@ -299,6 +299,27 @@ func TestCheck(t *testing.T) {
 				"so oversell, conservation, double-sold and mutual-exclusion were not judged",
 		},
 		{
+			// The holder's SET was sent at +10ms and answered at +40ms: the
+			// host stalled the answer 30 ms, twice the old round-trip
+			// allowance (a tenth of the TTL). The lock lived only until
+			// +160ms; the next holder at +165ms is the stall's.
+			name: "lock-only-host-stall-with-a-late-stamp-is-not-judged",
+			in: new(race).locked("p0-g1-a0", 0, 40, 400, 1).locked("p1-g2-a0", 1, 165, 170, 1).
+				input(2, 2, 1).with(lockOnly).with(func(in *Input) { in.Attempts[0].LockSent = 10_000_000 }),
+			wantStatus: Unknown,
+			wantSummary: "unknown: host stall of 240.0ms past a TTL of 150.0ms, not injected: p0-g1-a0 worked on after its lock expired and p1-g2-a0 took the lock at +165.0ms, " +
+				"so oversell, conservation, double-sold and mutual-exclusion were not judged",
+		},
+		{
+			// The same late answer, but the next holder came at +155ms,
+			// while the lock sent at +10ms still lived: the strategy's.
+			name: "lock-only-overlap-within-the-ttl-from-the-send-is-the-strategys",
+			in: new(race).locked("p0-g1-a0", 0, 40, 400, 1).locked("p1-g2-a0", 1, 155, 160, 1).
+				input(2, 2, 1).with(lockOnly).with(func(in *Input) { in.Attempts[0].LockSent = 10_000_000 }),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: conservation (available 1 + 2 sale rows = 3, not the capacity 2), double-sold (1 seat: 1), mutual-exclusion (1 overlapping pair of holders)",
+		},
+		{
 			name: "lock-only-overlap-within-the-ttl-is-the-strategys",
 			in: new(race).locked("p0-g1-a0", 0, 10, 400, 1).locked("p1-g2-a0", 1, 20, 25, 1).
 				input(2, 2, 1).with(lockOnly),

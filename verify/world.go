@@ -82,25 +82,39 @@ func (x *index) injectedOn(a history.Attempt) bool {
 	return false
 }
 
-// expiredBefore reports whether a's lock had outlived its TTL when b took
-// it: b came a whole TTL after a took the lock or its heartbeat last
-// extended it. a's stamps are taken after the commands returned, so a lock
-// can expire up to one round trip earlier than stamp + TTL: a tenth of the
-// TTL, at most 50 ms, is allowed for it, plus how far the two holders'
-// clocks may be off each other (agents). A heartbeat that failed while the
-// lock should still have lived did run, so the lock did not expire for
-// want of it: that is no stall.
+// expiredBefore reports whether a's lock may have outlived its TTL when b
+// took it: b's lock answered a whole TTL after a's lock command, or its
+// heartbeat's last extension, was sent (the server ran each no earlier),
+// less how far the two holders' clocks may be off each other (agents).
+// The strategy is blamed only for a b that provably took the lock while
+// a's still lived; a stamp made late by a stalled host cannot move that
+// line. A history without LockSent (a lock library that does not tell,
+// or an older hammer) dates a's lock from LockAcquired, taken when the
+// command answered, less a tenth of the TTL (at most 50 ms) for the round
+// trip. A heartbeat that failed while the lock should still have lived
+// did run, so the lock did not expire for want of it: that is no stall.
 func (x *index) expiredBefore(a, b history.Attempt) bool {
 	ttl := int64(x.in.LockTTL)
 	if ttl <= 0 {
 		return false
 	}
-	slack := min(ttl/10, int64(50*time.Millisecond)) + x.clockError(a.Proc, b.Proc)
-	lived := max(a.LockAcquired, a.Extended) + ttl - slack
+	lived := x.lockLived(a) - x.clockError(a.Proc, b.Proc)
 	if a.ExtendFailed != 0 && a.ExtendFailed < lived {
 		return false
 	}
 	return b.LockAcquired >= lived
+}
+
+// lockLived is the earliest a's lock can have expired by a's clock: a
+// TTL after its lock command, or its heartbeat's last extension, was sent
+// (see expiredBefore).
+func (x *index) lockLived(a history.Attempt) int64 {
+	ttl := int64(x.in.LockTTL)
+	taken := a.LockSent
+	if taken == 0 {
+		taken = a.LockAcquired - min(ttl/10, int64(50*time.Millisecond))
+	}
+	return max(taken, a.Extended) + ttl
 }
 
 // worldBroke reports whether, in lock-only, the lock stopped being
@@ -160,7 +174,11 @@ func (x *index) worldGaps() []string {
 func (x *index) worldStory(o overlap) string {
 	a, b := o.First, o.Second
 	if o.cause == byStall {
-		over := a.DBEnd - max(a.LockAcquired, a.Extended) - int64(x.in.LockTTL)
+		taken := a.LockSent // the stall is told from the stamps, no allowance
+		if taken == 0 {
+			taken = a.LockAcquired
+		}
+		over := a.DBEnd - max(taken, a.Extended) - int64(x.in.LockTTL)
 		return fmt.Sprintf("host stall of %s past a TTL of %s, not injected: %s worked on after its lock expired and %s took the lock at %s",
 			ms(max(over, 0)), ms(int64(x.in.LockTTL)), a.RequestID, b.RequestID, x.since(b.LockAcquired))
 	}

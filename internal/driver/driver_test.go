@@ -98,6 +98,9 @@ func TestRaceModes(t *testing.T) {
 				t.Errorf("incomplete: %v", res.Run.Incomplete)
 			}
 			checkHandoff(t, res, tt.mode.UsesLock(), tt.mode.UsesLock() && !tt.noHint)
+			if tt.mode.UsesLock() {
+				lockSentBeforeAnswer(t, res.Attempts)
+			}
 			// The workers are this test binary: where a burst may be had,
 			// each starts in one unless told not to.
 			want := o.Procs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -27,6 +28,7 @@ func TestLockLibraries(t *testing.T) {
 				if res.Run.Lock != lock || len(res.Faults) == 0 {
 					t.Errorf("run record: lock %q, %d faults; want lock %q and the pauses", res.Run.Lock, len(res.Faults), lock)
 				}
+				lockSentBeforeAnswer(t, res.Attempts)
 			})
 		}
 	}
@@ -41,5 +43,25 @@ func TestLockLibraryRefused(t *testing.T) {
 		if _, err := driver.Race(context.Background(), o); err == nil {
 			t.Errorf("mode %s with redsync raced; want it refused", mode)
 		}
+	}
+}
+
+// lockSentBeforeAnswer checks that every holder dates its lock command's
+// send (LockSent), no later than its answer (LockAcquired): verify tells
+// a host stall from the strategy's fault by it.
+func lockSentBeforeAnswer(t *testing.T, attempts []history.Attempt) {
+	t.Helper()
+	holders := 0
+	for _, a := range attempts {
+		if a.LockAcquired == 0 {
+			continue
+		}
+		holders++
+		if a.LockSent == 0 || a.LockSent > a.LockAcquired {
+			t.Fatalf("%s: lock sent at %d, answered at %d; want a send no later than the answer", a.RequestID, a.LockSent, a.LockAcquired)
+		}
+	}
+	if holders == 0 {
+		t.Fatal("no attempt took the lock")
 	}
 }

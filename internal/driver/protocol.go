@@ -159,7 +159,7 @@ func (m *message) shift(d int64) {
 		return
 	}
 	if a := m.Attempt; a != nil {
-		for _, t := range []*int64{&a.Intended, &a.Invoke, &a.LockAcquired, &a.LockReleasing, &a.LockReleased,
+		for _, t := range []*int64{&a.Intended, &a.Invoke, &a.LockAcquired, &a.LockSent, &a.LockReleasing, &a.LockReleased,
 			&a.DBStart, &a.DBEnd, &a.Complete, &a.ReadAt, &a.Extended, &a.ExtendFailed} {
 			if *t != 0 {
 				*t += d

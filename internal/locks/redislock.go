@@ -40,23 +40,40 @@ func NewRedislock(rdb redis.UniversalClient, s Settings) *Redislock {
 	return &Redislock{client: bsmlock.New(rdb), s: s}
 }
 
-// Acquire obtains the lock on the race's key, retrying every
-// RedislockRetry until the lock wait ends (redislock.ErrTimeout). The
-// library gives up at the first error of a try, which is returned as it
-// is; the rng and the gap are not used.
+// Acquire obtains the lock on the race's key, one try of the library's
+// Obtain every RedislockRetry until the lock wait ends
+// (redislock.ErrTimeout): the library's linear retry, looped here so that
+// the try that took the lock is dated (Lease.Sent). The library gives up
+// at the first error of a try, which is returned as it is; the rng and
+// the gap are not used.
 func (l *Redislock) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Context) error) (redislock.Lease, error) {
 	wctx, cancel := context.WithTimeout(ctx, l.s.Wait)
 	defer cancel()
-	lock, err := l.client.Obtain(wctx, l.s.Key, l.s.TTL, &bsmlock.Options{RetryStrategy: bsmlock.LinearBackoff(RedislockRetry)})
-	switch {
-	case err == nil:
-		return redislock.Lease{Key: l.s.Key, Token: lock.Token(), Held: lock}, nil
-	case ctx.Err() != nil:
-		return redislock.Lease{}, ctx.Err()
-	case wctx.Err() != nil, errors.Is(err, bsmlock.ErrNotObtained):
-		return redislock.Lease{}, fmt.Errorf("redislock gave up: %w (%v)", redislock.ErrTimeout, err)
+	pause := time.NewTimer(0)
+	defer pause.Stop()
+	for {
+		sent := time.Now()
+		lock, err := l.client.Obtain(wctx, l.s.Key, l.s.TTL, nil) // nil: one try
+		switch {
+		case err == nil:
+			return redislock.Lease{Key: l.s.Key, Token: lock.Token(), Held: lock, Sent: sent}, nil
+		case ctx.Err() != nil:
+			return redislock.Lease{}, ctx.Err()
+		case wctx.Err() != nil:
+			return redislock.Lease{}, fmt.Errorf("redislock gave up: %w (%v)", redislock.ErrTimeout, err)
+		case !errors.Is(err, bsmlock.ErrNotObtained):
+			return redislock.Lease{}, fmt.Errorf("redislock obtain: %w", err)
+		}
+		pause.Reset(RedislockRetry)
+		select {
+		case <-wctx.Done():
+			if ctx.Err() != nil {
+				return redislock.Lease{}, ctx.Err()
+			}
+			return redislock.Lease{}, fmt.Errorf("redislock gave up: %w (%v)", redislock.ErrTimeout, bsmlock.ErrNotObtained)
+		case <-pause.C:
+		}
 	}
-	return redislock.Lease{}, fmt.Errorf("redislock obtain: %w", err)
 }
 
 // Release releases the lease's lock; false when the key held another

@@ -53,7 +53,10 @@ func (l *Redsync) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Cont
 	err := m.LockContext(wctx)
 	switch {
 	case err == nil:
-		return redislock.Lease{Key: l.s.Key, Token: m.Value(), Held: m}, nil
+		// redsync dates the lock from the start of the try that took it:
+		// Until is that start plus the expiry less its drift allowance, so
+		// Until less the expiry is no later than the try was sent.
+		return redislock.Lease{Key: l.s.Key, Token: m.Value(), Held: m, Sent: m.Until().Add(-l.s.TTL)}, nil
 	case ctx.Err() != nil:
 		return redislock.Lease{}, ctx.Err()
 	case wctx.Err() != nil, gaveUp(err):

@@ -99,7 +99,7 @@ func (q *quorum) acquire(ctx context.Context, key, fenceKey string, ttl time.Dur
 	})
 	late := actx.Err() != nil && ctx.Err() == nil
 	cancel()
-	lease := Lease{Key: key, Token: token, Until: start.Add(ttl - Drift(ttl))}
+	lease := Lease{Key: key, Token: token, Until: start.Add(ttl - Drift(ttl)), Sent: start}
 	won := 0
 	for i, n := range granted {
 		if errs[i] == nil && n > 0 {

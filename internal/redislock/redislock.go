@@ -99,6 +99,11 @@ type Lease struct {
 	// process's clock: the acquisition's start plus the TTL less the
 	// clock drift allowed for; zero for a lock on one Redis.
 	Until time.Time
+	// Sent is when the command that set the lock's TTL was sent: the
+	// server ran it no earlier, so the lock lives at least until Sent
+	// plus the TTL by this process's clock (less the clocks' drift). Zero
+	// when the lock library does not tell (internal/locks).
+	Sent time.Time
 	// Held is a lock library's own handle of the lock, which its release
 	// and extension go through (internal/locks); nil for hammer's lock.
 	Held any
@@ -115,6 +120,7 @@ func (l *Locker) TryAcquire(ctx context.Context, key string, ttl time.Duration) 
 	if err != nil {
 		return Lease{}, false, err
 	}
+	sent := time.Now()
 	err = l.rdb.SetArgs(ctx, key, token, redis.SetArgs{Mode: "NX", TTL: ttl}).Err()
 	switch {
 	case errors.Is(err, redis.Nil):
@@ -122,7 +128,7 @@ func (l *Locker) TryAcquire(ctx context.Context, key string, ttl time.Duration) 
 	case err != nil:
 		return Lease{}, false, fmt.Errorf("acquire %s: %w", key, err)
 	}
-	return Lease{Key: key, Token: token}, true, nil
+	return Lease{Key: key, Token: token, Sent: sent}, true, nil
 }
 
 // TryAcquireFenced makes one attempt at a fenced lock: SET NX PX and, if it
@@ -140,6 +146,7 @@ func (l *Locker) TryAcquireFenced(ctx context.Context, key, fenceKey string, ttl
 	if err != nil {
 		return Lease{}, false, err
 	}
+	sent := time.Now()
 	fence, err := l.acquireFenced.Run(ctx, l.rdb, []string{key, fenceKey}, token, ttl.Milliseconds()).Int64()
 	switch {
 	case err != nil:
@@ -147,7 +154,7 @@ func (l *Locker) TryAcquireFenced(ctx context.Context, key, fenceKey string, ttl
 	case fence == 0:
 		return Lease{}, false, nil
 	}
-	return Lease{Key: key, Token: token, Fence: fence}, true, nil
+	return Lease{Key: key, Token: token, Fence: fence, Sent: sent}, true, nil
 }
 
 // Acquire retries TryAcquire with jittered exponential backoff until it gets
@@ -336,6 +343,7 @@ func (l *Locker) releaseAndPass(ctx context.Context, q *line, head *place, lease
 	}
 	var del, take *redis.Cmd
 	var set *redis.StatusCmd
+	sent := time.Now()
 	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		del = p.Eval(ctx, fixtures.ReleaseScript(), []string{lease.Key}, lease.Token)
 		if head.claim.FenceKey != "" {
@@ -350,7 +358,7 @@ func (l *Locker) releaseAndPass(ctx context.Context, q *line, head *place, lease
 		q.wake()
 		return false, fmt.Errorf("release %s: %w", lease.Key, err)
 	}
-	passed := Lease{Key: lease.Key, Token: next}
+	passed := Lease{Key: lease.Key, Token: next, Sent: sent}
 	var perr error
 	if take != nil {
 		passed.Fence, perr = take.Int64()

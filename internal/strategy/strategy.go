@@ -176,6 +176,9 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 			return
 		}
 		a.LockAcquired, a.Token, req.Token = now(), lease.Fence, lease.Fence
+		if !lease.Sent.IsZero() {
+			a.LockSent = lease.Sent.UnixNano()
+		}
 		stop := c.heartbeat(ctx, lease)
 		defer func() {
 			a.Extended, a.ExtendFailed = stop()
