@@ -190,6 +190,19 @@ func (p *place) await(ctx context.Context, deadline time.Time) error {
 	}
 }
 
+// Waiting is how many of this Locker's waiters for key are in its line:
+// each tried once, found the lock taken, and waits for a release, the
+// lock handed to it, or its turn to poll. Zero for a key without handoff.
+func (l *Locker) Waiting(key string) int {
+	q := l.lines[key]
+	if q == nil {
+		return 0
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiting)
+}
+
 // Wake tells this Locker's waiters for key that the lock was released
 // elsewhere: the head of their line tries again at once. It is called for
 // every message on ReleasedChannel(key); a Locker without handoff for key

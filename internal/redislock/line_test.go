@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,26 +34,43 @@ func listen(t *testing.T, rdb *redis.Client, l *redislock.Locker, key string) {
 	}()
 }
 
-// handOver takes key with holder, lets waiter wait for it, releases it
-// with holder and fails the test unless waiter got it within its wait.
-func handOver(t *testing.T, holder, waiter *redislock.Locker, key, want string) {
+// handOver takes key with holder, lets waiter wait for it in line,
+// releases it with holder and fails the test unless waiter got it within
+// its wait after tries tries of its own (tries counts the failed first
+// one): 1 when the lock was handed to it, 2 when it was woken and took it,
+// 0 for "at least 2" when it found the lock by polling.
+func handOver(t *testing.T, holder, waiter *redislock.Locker, key string, tries int, want string) {
 	t.Helper()
 	ctx := context.Background()
 	lease, ok, err := holder.TryAcquire(ctx, key, time.Minute)
 	if err != nil || !ok {
 		t.Fatalf("acquire: ok=%v err=%v", ok, err)
 	}
+	var tried atomic.Int32
 	got := make(chan error, 1)
 	go func() {
-		_, err := waiter.Acquire(ctx, key, time.Minute, 5*time.Second, nil)
+		_, err := waiter.Retry(ctx, key, 5*time.Second, nil, &redislock.Claim{TTL: time.Minute}, func() (redislock.Lease, bool, error) {
+			tried.Add(1)
+			return waiter.TryAcquire(ctx, key, time.Minute)
+		})
 		got <- err
 	}()
-	time.Sleep(50 * time.Millisecond) // the waiter tried once and waits
+	// The waiter tried once and joined its line; from here a release
+	// cannot pass it by (a wake or a handed lease is kept for it).
+	for deadline := time.Now().Add(5 * time.Second); waiter.Waiting(key) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter did not join its line within 5s")
+		}
+	}
 	if ours, err := holder.Release(ctx, lease); err != nil || !ours {
 		t.Fatalf("release: ours=%v err=%v", ours, err)
 	}
 	if err := <-got; err != nil {
 		t.Fatalf("waiter: %v, want %s", err, want)
+	}
+	n := int(tried.Load())
+	if (tries > 0 && n != tries) || (tries == 0 && n < 2) {
+		t.Errorf("the waiter tried %d times, want %s (%d)", n, want, tries)
 	}
 }
 
@@ -64,7 +82,7 @@ func TestHandoffWakesAWaiterElsewhere(t *testing.T) {
 	other, _ := client(t)
 	waiter := redislock.New(other, patient).WithHandoff(key)
 	listen(t, other, waiter, key)
-	handOver(t, redislock.New(rdb, redislock.DefaultBackoff()).WithHandoff(key), waiter, key, "the lock handed over on release")
+	handOver(t, redislock.New(rdb, redislock.DefaultBackoff()).WithHandoff(key), waiter, key, 2, "woken by the release, one more try")
 }
 
 // TestHandoffInProcess: a release made by the same Locker wakes its own
@@ -72,7 +90,7 @@ func TestHandoffWakesAWaiterElsewhere(t *testing.T) {
 func TestHandoffInProcess(t *testing.T) {
 	rdb, key := client(t)
 	l := redislock.New(rdb, patient).WithHandoff(key)
-	handOver(t, l, l, key, "the lock handed over on release")
+	handOver(t, l, l, key, 1, "the lock handed over on release, no second try")
 }
 
 // TestHandoffUnannouncedReleaseIsPolled: a lock that frees without an
@@ -81,7 +99,7 @@ func TestHandoffInProcess(t *testing.T) {
 func TestHandoffUnannouncedReleaseIsPolled(t *testing.T) {
 	rdb, key := client(t)
 	waiter := redislock.New(rdb, redislock.Backoff{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond}).WithHandoff(key)
-	handOver(t, redislock.New(rdb, redislock.DefaultBackoff()), waiter, key, "the lock found by polling")
+	handOver(t, redislock.New(rdb, redislock.DefaultBackoff()), waiter, key, 0, "the lock found by polling")
 }
 
 // TestLineOnlyHeadPolls: of the waiters of one process, only the head of

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -304,11 +303,6 @@ func (l *Locker) Release(ctx context.Context, lease Lease) (bool, error) {
 	}
 	defer q.wake()
 	n, err := l.releaseAndAnnounce(ctx, lease)
-	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
-		if err = l.release.Load(ctx, l.rdb).Err(); err == nil {
-			n, err = l.releaseAndAnnounce(ctx, lease)
-		}
-	}
 	if err != nil {
 		return false, fmt.Errorf("release %s: %w", lease.Key, err)
 	}
@@ -316,13 +310,16 @@ func (l *Locker) Release(ctx context.Context, lease Lease) (bool, error) {
 }
 
 // releaseAndAnnounce runs the release script and publishes the release in
-// one round trip; a failed publish only makes the other waiters poll.
+// one round trip; a failed publish only makes the other waiters poll. The
+// script goes as EVAL, not EVALSHA: a Redis without it in its cache (new,
+// or restarted) would otherwise refuse the release and still publish it,
+// waking every waiter to a lock that is still taken.
 func (l *Locker) releaseAndAnnounce(ctx context.Context, lease Lease) (int64, error) {
 	var del *redis.Cmd
 	// A failed pipeline sets its error on every command, del included;
 	// only the announcement's own failure is ignored.
 	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		del = l.release.EvalSha(ctx, p, []string{lease.Key}, lease.Token)
+		del = p.Eval(ctx, fixtures.ReleaseScript(), []string{lease.Key}, lease.Token)
 		p.Publish(ctx, ReleasedChannel(lease.Key), "")
 		return nil
 	})
