@@ -6,7 +6,7 @@ NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test fuzz vet services examples load-service gate-service up down clean
+.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test test-short test-release test-tools fuzz vet services examples load-service gate-service up down clean
 
 all: build
 
@@ -65,9 +65,27 @@ bench: services
 vet:
 	$(GO) vet ./...
 
-## test: vet, then every test with -race; integration tests fail (not skip) without services
-test: services vet
+## test-short: the edit-compile loop: go test -short, the pure packages and the fast tests; needs no
+## Redis, PostgreSQL or browser (about 20 s here)
+test-short:
+	$(GO) test -short -count=1 ./...
+
+## test: vet, then every test with -race against real Redis, PostgreSQL, the example services (built
+## first) and headless Chromium; what is missing is installed (apt-get as root) or named, and the
+## integration tests fail, never skip, without it
+test: services test-tools examples vet
 	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 ./...
+
+## test-tools: install Node/npm and Chromium if missing (scripts/ensure-test-tools.sh)
+test-tools:
+	./scripts/ensure-test-tools.sh
+
+## test-release: shipping: the release-tagged tests (hammer built as make build, the linker flags and
+## the Action build it, stamped with the commit checked out), then release-check
+test-release:
+	$(GO) vet -tags release ./cmd/hammer
+	$(GO) test -tags release -count=1 -run '^TestRelease' ./cmd/hammer
+	./scripts/release-check.sh
 
 ## fuzz: run every Go fuzz target (scripts/fuzz.sh finds each func FuzzX) for FUZZTIME, one after
 ## another; FUZZFLAGS="-parallel 1" adds flags to each go test

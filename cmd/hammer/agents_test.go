@@ -301,6 +301,9 @@ func goNs(t *testing.T, dir string) int64 {
 // TestCoordinatorLost: when the coordinator dies in the middle of a race,
 // every agent exits within 5 seconds (exit 3) and takes its worker with it.
 func TestCoordinatorLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (4.9s in a -short run): skipped by -short (make test runs it)")
+	}
 	t.Parallel() // processes and sockets of its own; the shared stack by run id
 	coord, agents := coordinate(t, "run", "--mode", "update-only", "--agents", "3", "--listen", "127.0.0.1:0",
 		"--rate", "1000", "--duration", "5s", "--seats", "300", "--stack", "local", "--out", filepath.Join(t.TempDir(), "out"))

@@ -216,33 +216,6 @@ func TestActionRunsHammer(t *testing.T) {
 	}
 }
 
-// TestActionBuildsHammer runs the action's build step on this repository as
-// the action's checkout: the binary it puts on GITHUB_PATH prints the
-// action's ref as its version and this commit.
-func TestActionBuildsHammer(t *testing.T) {
-	a, _ := loadAction(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	temp, ghPath := t.TempDir(), filepath.Join(t.TempDir(), "path")
-	r := actionRunner{
-		t: t, work: t.TempDir(), path: filepath.Dir(goTool(t)) + ":" + os.Getenv("PATH"),
-		ctx:     map[string]string{"github.action_ref": "v9.9.9"},
-		summary: filepath.Join(t.TempDir(), "summary.md"),
-		env:     []string{"GITHUB_ACTION_PATH=" + root, "RUNNER_TEMP=" + temp, "GITHUB_PATH=" + ghPath},
-	}
-	r.step(a, "Build hammer", 0)
-	dir, err := os.ReadFile(ghPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := runBinary(t, filepath.Join(strings.TrimSpace(string(dir)), "hammer"), "version")
-	if want := "hammer v9.9.9 commit " + gitOutput(t, "rev-parse", "HEAD") + " date "; !strings.HasPrefix(got, want) {
-		t.Errorf("the action's hammer says %q, want it to start with %q", got, want)
-	}
-}
-
 // actionRunner runs steps of an action the way a runner does, with the
 // values of the expressions they use in ctx.
 type actionRunner struct {

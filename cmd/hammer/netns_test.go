@@ -247,6 +247,9 @@ func postgresBin(t *testing.T) string {
 // run must not be called invalid for overlaps the clocks made up. Nothing
 // may be left behind.
 func TestMultiHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (6.1s in a -short run): skipped by -short (make test runs it)")
+	}
 	t.Parallel() // namespaces, servers and processes of its own
 	const ahead = 250 * time.Millisecond
 	n := newNetns(t, 3)

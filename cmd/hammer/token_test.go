@@ -30,6 +30,9 @@ func TestTokenCommand(t *testing.T) {
 // works but warns, once, that it shows in the process list; neither
 // prints the token.
 func TestTokenSources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (1.0s in a -short run): skipped by -short (make test runs it)")
+	}
 	const tok = "token-sources-test-0123456789"
 	file := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(file, []byte("  "+tok+"\r\nsecond line\n"), 0o600); err != nil {

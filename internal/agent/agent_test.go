@@ -101,6 +101,9 @@ func TestEstimate(t *testing.T) {
 }
 
 func TestRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (4.5s in a -short run): skipped by -short (make test runs it)")
+	}
 	tests := []struct {
 		name string
 		mod  func(*JoinOptions)
@@ -191,6 +194,9 @@ func TestSession(t *testing.T) {
 // TestLostAgent: an agent that goes silent is lost within LostAfter, its
 // worker's output ends with that error, and the error names it.
 func TestLostAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (3.0s in a -short run): skipped by -short (make test runs it)")
+	}
 	ln, _ := listen(t, "v1")
 	raw, err := net.Dial("tcp", ln.Addr())
 	if err != nil {
@@ -230,6 +236,9 @@ func TestLostAgent(t *testing.T) {
 // TestLostCoordinator: an agent whose coordinator goes away, by closing
 // the connection or by falling silent, ends within LostAfter and says so.
 func TestLostCoordinator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (3.0s in a -short run): skipped by -short (make test runs it)")
+	}
 	for _, tt := range []struct {
 		name string
 		lose func(*Agent)
@@ -280,6 +289,9 @@ func TestListenLoopbackByDefault(t *testing.T) {
 // session, so the coordinator refuses the relayed agent's and never
 // sends its own.
 func TestManInTheMiddle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (1.5s in a -short run): skipped by -short (make test runs it)")
+	}
 	ln, log := listen(t, "v1")
 	cfg, err := serverTLS()
 	if err != nil {

@@ -13,6 +13,9 @@ import (
 // text is read, the error and both requests are recorded, a screenshot
 // is taken.
 func TestPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (1.7s in a -short run): skipped by -short (make test runs it)")
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/x" {
 			w.Write([]byte("{}"))

@@ -100,6 +100,9 @@ func TestAcquireTimesOut(t *testing.T) {
 // fails the wait after Backoff.GiveUp, with the connection error, instead
 // of retrying for the whole lock wait.
 func TestAcquireGivesUpOnADeadRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (0.8s in a -short run): skipped by -short (make test runs it)")
+	}
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	defer rdb.Close()
 	b := redislock.DefaultBackoff()

@@ -43,6 +43,9 @@ func knownWithin(t *testing.T, s *Set, c Conn) (int, bool) {
 // after it once the scan it started has run; a connection no replica holds
 // is nobody's.
 func TestKnown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (0.9s in a -short run): skipped by -short (make test runs it)")
+	}
 	s, err := Start(context.Background(), pyServer(t), 2)
 	if err != nil {
 		t.Fatal(err)

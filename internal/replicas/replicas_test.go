@@ -27,6 +27,9 @@ func pyServer(t *testing.T) Spec {
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 func TestStartSignalRestartStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (1.5s in a -short run): skipped by -short (make test runs it)")
+	}
 	s, err := Start(context.Background(), pyServer(t), 2)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -77,6 +80,9 @@ func TestStartSignalRestartStop(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (1.0s in a -short run): skipped by -short (make test runs it)")
+	}
 	tests := []struct {
 		name    string
 		command []string

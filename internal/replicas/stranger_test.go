@@ -59,6 +59,9 @@ func TestStrangerTakesThePort(t *testing.T) {
 // the crash fault is taken by another process before the replica comes
 // back; Restart fails instead of taking the stranger for the replica.
 func TestStrangerTakesACrashedReplicasPort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (0.7s in a -short run): skipped by -short (make test runs it)")
+	}
 	s, err := Start(context.Background(), pyServer(t), 1)
 	if err != nil {
 		t.Fatal(err)

@@ -95,6 +95,9 @@ func TestProcEarlyExit(t *testing.T) {
 }
 
 func TestProcStopKillsLingerer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (1.7s in a -short run): skipped by -short (make test runs it)")
+	}
 	t.Parallel()
 	p := shProc(t, "stubborn", "trap '' TERM; sleep 60 & wait")
 	time.Sleep(100 * time.Millisecond) // let the shell set its trap
@@ -123,6 +126,9 @@ func snapshot(s *Stack) localSnapshot {
 }
 
 func TestLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (8.1s in a -short run): skipped by -short (make test runs it)")
+	}
 	t.Parallel()
 	requireLocalBins(t)
 	ctx := context.Background()
@@ -359,6 +365,9 @@ func checkGone(t *testing.T, after, before localSnapshot) {
 // TestServersDieWithHammer kills (SIGKILL) a process that started a Local
 // stack and checks that the servers die with it (Pdeathsig).
 func TestServersDieWithHammer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (10.1s in a -short run): skipped by -short (make test runs it)")
+	}
 	t.Parallel()
 	requireLocalBins(t)
 	c := startChild(t)
@@ -378,6 +387,9 @@ func TestServersDieWithHammer(t *testing.T) {
 // TestLocalStartFailureCleansUp breaks postgres and checks that Start
 // reports it and leaves no redis-server and no temp dir behind.
 func TestLocalStartFailureCleansUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (1.7s in a -short run): skipped by -short (make test runs it)")
+	}
 	t.Parallel()
 	requireLocalBins(t)
 	bins, _ := findLocalBins()

@@ -12,6 +12,9 @@ import (
 // when the primary dies, takes writes once promoted; RestartRedis brings an
 // empty primary back on its port.
 func TestReplicaFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (9.1s in a -short run): skipped by -short (make test runs it)")
+	}
 	requireLocalBins(t)
 	ctx := context.Background()
 	st, err := Start(ctx, Options{Kind: Local})

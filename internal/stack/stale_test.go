@@ -195,6 +195,9 @@ func TestParseStartTime(t *testing.T) {
 // SIGKILL leaves its Local stack directory behind; the next Local stack
 // removes it, says so, and works. Not parallel: it sets TMPDIR.
 func TestStaleDirRemovedOnNextStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (10.0s in a -short run): skipped by -short (make test runs it)")
+	}
 	requireLocalBins(t)
 	// A private TMPDIR keeps this test's sweeps away from other stacks and
 	// other sweeps (other test binaries) away from this test's directory.

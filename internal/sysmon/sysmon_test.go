@@ -127,6 +127,9 @@ func switches(t *testing.T, env []string) int64 {
 // far fewer context switches: its monitor no longer sleeps and wakes with
 // it. This fails if a Go release stops honouring the setting that way.
 func TestKeepsMonitorAwake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (2.6s in a -short run): skipped by -short (make test runs it)")
+	}
 	if os.Getenv(echoEnv) != "" {
 		t.Skip("in the child")
 	}

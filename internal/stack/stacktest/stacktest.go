@@ -89,9 +89,14 @@ func Main(m *testing.M) int {
 // Get returns the shared stack of this test binary, starting it on first
 // use. If no stack can be had it skips t, or fails t when
 // HAMMER_REQUIRE_SERVICES=1; a bad configuration (say, only one of the two
-// URLs set) always fails t.
+// URLs set) always fails t. Under go test -short (make test-short) it
+// skips t without starting anything: the integration tests are make
+// test's.
 func Get(t testing.TB) *stack.Stack {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Redis and PostgreSQL: skipped by -short (make test runs it)")
+	}
 	s, err := get()
 	return check(t, s, err)
 }
