@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
+	"github.com/hammer-load/hammer/internal/stall"
 )
 
 // envTestProxy, set to "LISTEN UPSTREAM TO FROM", makes this test binary a
@@ -252,6 +253,11 @@ func TestMultiHost(t *testing.T) {
 	}
 	t.Parallel() // namespaces, servers and processes of its own
 	const ahead = 250 * time.Millisecond
+	// How late this host ran a due goroutine during the race widens the
+	// start's allowance: agents the host stalls start late, whatever
+	// hammer does (seen: 120 ms beside other work).
+	host := stall.Start()
+	t.Cleanup(func() { host.Stop() })
 	n := newNetns(t, 3)
 	redisURL, pgURL := startServers(t, n)
 	matrix := filepath.Join(t.TempDir(), "multi-host.matrix")
@@ -316,8 +322,9 @@ func TestMultiHost(t *testing.T) {
 			if !strings.HasPrefix(a.Addr, n.prefix) {
 				t.Errorf("%s: agent %d joined from %s, not across its link (%s*)", r.Name, i, a.Addr, n.prefix)
 			}
-			if a.FirstStartMs == nil || *a.FirstStartMs < -5 || *a.FirstStartMs > 100 {
-				t.Errorf("%s: agent %d's first contender started at %s ms after the go signal, want within 0–100 ms", r.Name, i, fmtMsPtr(a.FirstStartMs))
+			if limit := 100 + float64(host.Worst().Microseconds())/1000; a.FirstStartMs == nil || *a.FirstStartMs < -5 || *a.FirstStartMs > limit {
+				t.Errorf("%s: agent %d's first contender started at %s ms after the go signal, want within 0–%.1f ms (100 ms and the host's worst stall)",
+					r.Name, i, fmtMsPtr(a.FirstStartMs), limit)
 			}
 		}
 	}

@@ -91,7 +91,10 @@ func TestPostgresStoppedMidRace(t *testing.T) {
 		t.Fatalf("verdict %s with %d violations, want unknown with none", v.Summary(), len(v.Violations))
 	}
 	why := undetermined(v)
-	for _, want := range []string{"postgresql became unreachable at +", "the ledger could not be read back", "oversell", "were not judged"} {
+	// The outage is dated from the start of the health ping that found it
+	// down: a ping the host stalled can have begun before the go signal,
+	// so the instant may be negative (seen: -49 ms beside busy loops).
+	for _, want := range []string{"postgresql became unreachable at ", "the ledger could not be read back", "oversell", "were not judged"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("the reasons lack %q: %s", want, why)
 		}

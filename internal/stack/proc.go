@@ -135,6 +135,14 @@ func (p *proc) stop(grace time.Duration, sigs ...syscall.Signal) error {
 	return p.kill()
 }
 
+// killWait bounds how long kill waits for a killed process to be gone. No
+// process survives SIGKILL, but one in an uninterruptible sleep (a
+// postgres writing to a disk the host keeps busy) only dies when it
+// leaves it, and then its exit (freeing PostgreSQL's shared memory) takes
+// CPU time: beside busy loops on 2 cores, 5 s was once not enough. The
+// error is for a process that truly hangs (a kernel or NFS fault).
+const killWait = 30 * time.Second
+
 // kill sends SIGKILL to the process group and waits for the process.
 func (p *proc) kill() error {
 	_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
@@ -142,7 +150,7 @@ func (p *proc) kill() error {
 	select {
 	case <-p.done:
 		return nil
-	case <-time.After(5 * time.Second):
+	case <-time.After(killWait):
 		return fmt.Errorf("%s (pid %d) survived SIGKILL", p.spec.name, p.pid())
 	}
 }
