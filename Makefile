@@ -1,12 +1,12 @@
 # hammer: `make load` races every mode, `make test` runs vet and the tests
-# against real Redis and PostgreSQL. See README.md.
+# against real Redis and PostgreSQL. See README.md and docs/.
 
 GO   ?= go
 NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test fuzz vet services examples load-service gate-service up down clean
+.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test fuzz vet services examples load-service gate-service up down clean cli-reference
 
 all: build
 
@@ -94,6 +94,11 @@ load-service: build services examples
 SERVICE_GATE_SIZES ?= --procs 2 --goroutines 100 --seats 100
 gate-service: build services examples
 	./$(BIN) gate --target examples/ticketd/target.yaml --matrix examples/ticketd/gate.matrix $(SERVICE_GATE_SIZES) $(ARGS)
+
+## cli-reference: regenerate docs/cli.md, the command-line reference, from the commands' own flag
+## sets (hammer help --markdown); a test fails while the committed page is stale
+cli-reference:
+	$(GO) run ./cmd/hammer help --markdown > docs/cli.md.tmp && mv docs/cli.md.tmp docs/cli.md
 
 ## up/down: Redis and PostgreSQL in Docker, for --stack external (see README)
 up:
