@@ -43,7 +43,7 @@ gate-redlock: build services
 	./$(BIN) gate --matrix scenarios/redlock.matrix --stack local $(ARGS)
 
 ## gate-locks: hammer's lock, redsync and bsm/redislock crossed with the faults (scenarios/locks.matrix)
-## into results/gate-locks, then the README's table of which lock survives which fault
+## into results/gate-locks, then docs/gate.md's table of which lock survives which fault
 ## (scripts/locks-table.sh); exits non-zero when the gate did
 gate-locks: build services
 	rm -rf results/gate-locks
@@ -100,7 +100,7 @@ gate-service: build services examples
 cli-reference:
 	$(GO) run ./cmd/hammer help --markdown > docs/cli.md.tmp && mv docs/cli.md.tmp docs/cli.md
 
-## up/down: Redis and PostgreSQL in Docker, for --stack external (see README)
+## up/down: Redis and PostgreSQL in Docker, for --stack external (see docs/servers.md)
 up:
 	docker compose up -d --wait
 

@@ -1,0 +1,84 @@
+package docs
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// root is the repository, seen from this package.
+const root = ".."
+
+// pages are the Markdown files whose links must resolve: the front door,
+// the contributor pages and everything under docs/.
+func pages(t *testing.T) []string {
+	t.Helper()
+	out := []string{"README.md", "ARCHITECTURE.md", "CONTRIBUTING.md", "CHANGELOG.md", "BENCHMARKS.md", "results/README.md"}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(root, path)
+			out = append(out, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestLinksResolve checks every relative link of every page: the file or
+// folder it names exists, and its #anchor is a heading of the page it
+// points at (GitHub's slugs).
+func TestLinksResolve(t *testing.T) {
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(page string) (map[string]bool, error) {
+		if a, ok := anchors[page]; ok {
+			return a, nil
+		}
+		b, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			return nil, err
+		}
+		anchors[page] = Anchors(string(b))
+		return anchors[page], nil
+	}
+	for _, page := range pages(t) {
+		b, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Errorf("%s: %v", page, err)
+			continue
+		}
+		for _, l := range Links(string(b)) {
+			if strings.Contains(l.Target, "://") || strings.HasPrefix(l.Target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(l.Target, "#")
+			target := page
+			if path != "" {
+				target = filepath.Join(filepath.Dir(page), path)
+				if _, err := os.Stat(filepath.Join(root, target)); err != nil {
+					t.Errorf("%s:%d: link %s: no such file", page, l.Line, l.Target)
+					continue
+				}
+			}
+			if anchor == "" {
+				continue
+			}
+			if !strings.HasSuffix(target, ".md") {
+				t.Errorf("%s:%d: link %s: an anchor into a file that is not Markdown", page, l.Line, l.Target)
+				continue
+			}
+			a, err := anchorsOf(target)
+			if err != nil {
+				t.Errorf("%s:%d: link %s: %v", page, l.Line, l.Target, err)
+				continue
+			}
+			if !a[anchor] {
+				t.Errorf("%s:%d: link %s: %s has no heading with anchor #%s", page, l.Line, l.Target, target, anchor)
+			}
+		}
+	}
+}
