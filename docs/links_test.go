@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -81,4 +82,50 @@ func TestLinksResolve(t *testing.T) {
 			}
 		}
 	}
+}
+
+// commitHash looks like an abbreviated or full git commit hash: 7 to 40
+// hex digits holding both a digit and a letter.
+var commitHash = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+
+// TestUserPagesNameNoCommit: the pages a user reads say what is, not how
+// it got there; a measurement tied to a commit belongs in docs/design/.
+// Code spans and blocks (a request id's hex tag) are not prose.
+func TestUserPagesNameNoCommit(t *testing.T) {
+	for _, page := range pages(t) {
+		if strings.HasPrefix(page, filepath.Join("docs", "design")) || page == "BENCHMARKS.md" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range proseLines(string(b)) {
+			for _, h := range commitHash.FindAllString(line, -1) {
+				if strings.ContainsAny(h, "0123456789") && strings.ContainsAny(h, "abcdef") {
+					t.Errorf("%s:%d: %q looks like a commit hash: move the history to docs/design/", page, i+1, h)
+				}
+			}
+		}
+	}
+}
+
+// proseLines returns a page's lines with code blocks and code spans
+// blanked, so that line numbers stay those of the page.
+func proseLines(md string) []string {
+	lines := strings.Split(md, "\n")
+	fenced := false
+	for i, line := range lines {
+		if isFence(line) {
+			fenced = !fenced
+			lines[i] = ""
+			continue
+		}
+		if fenced {
+			lines[i] = ""
+			continue
+		}
+		lines[i] = inlineCode.ReplaceAllString(line, "``")
+	}
+	return lines
 }
