@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,18 +11,10 @@ import (
 // root is the repository, seen from this package.
 const root = ".."
 
-// pages are the Markdown files whose links must resolve: the front door,
-// the contributor pages and everything under docs/.
+// pages are the Markdown files whose links must resolve.
 func pages(t *testing.T) []string {
 	t.Helper()
-	out := []string{"README.md", "ARCHITECTURE.md", "CONTRIBUTING.md", "CHANGELOG.md", "BENCHMARKS.md", "results/README.md"}
-	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
-			rel, _ := filepath.Rel(root, path)
-			out = append(out, rel)
-		}
-		return err
-	})
+	out, err := Pages(root)
 	if err != nil {
 		t.Fatal(err)
 	}

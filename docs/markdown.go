@@ -1,6 +1,8 @@
 package docs
 
 import (
+	"io/fs"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -91,4 +93,19 @@ func Slug(heading string) string {
 		}
 	}
 	return b.String()
+}
+
+// Pages returns the Markdown pages of the repository at root that the
+// documentation's tests read, relative to root: the front door, the
+// contributor pages and everything under docs/.
+func Pages(root string) ([]string, error) {
+	out := []string{"README.md", "ARCHITECTURE.md", "CONTRIBUTING.md", "CHANGELOG.md", "BENCHMARKS.md", "results/README.md"}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(root, path)
+			out = append(out, rel)
+		}
+		return err
+	})
+	return out, err
 }

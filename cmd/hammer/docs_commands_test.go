@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"flag"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hammer-load/hammer/docs"
 )
 
 // repoRoot is the repository, seen from this package.
@@ -26,23 +27,6 @@ type docCommand struct {
 	// parsed up to its flags.
 	run  bool
 	exit int
-}
-
-// docPages are the Markdown pages whose commands are checked.
-func docPages(t *testing.T) []string {
-	t.Helper()
-	out := []string{"README.md", "ARCHITECTURE.md", "CONTRIBUTING.md"}
-	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
-			rel, _ := filepath.Rel(repoRoot, path)
-			out = append(out, rel)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // marker is the comment that makes the next ```sh block run.
@@ -146,7 +130,11 @@ func shellWords(line string) []string {
 // that a renamed flag or a value that does not parse fails here.
 func TestDocumentedCommands(t *testing.T) {
 	var cmds []docCommand
-	for _, page := range docPages(t) {
+	pages, err := docs.Pages(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range pages {
 		b, err := os.ReadFile(filepath.Join(repoRoot, page))
 		if err != nil {
 			t.Fatal(err)
