@@ -9,7 +9,7 @@
 # hammer runs as the unprivileged user hammer (uid 10001), as PostgreSQL
 # requires; results land in /work/results, which that user owns.
 # This file was not built where hammer is developed (no Docker engine there);
-# see the README, "Docker image", for what was checked instead.
+# see docs/install.md, "Docker image", for what was checked instead.
 
 # The builder's Go is go.mod's (a test checks the tag against go.mod).
 FROM golang:1.26.8-bookworm AS build

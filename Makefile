@@ -1,12 +1,12 @@
 # hammer: `make load` races every mode, `make test` runs vet and the tests
-# against real Redis and PostgreSQL. See README.md.
+# against real Redis and PostgreSQL. See README.md and docs/.
 
 GO   ?= go
 NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test test-short test-release test-tools fuzz vet services examples load-service gate-service up down clean
+.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test test-short test-release test-tools fuzz vet services examples load-service gate-service up down clean cli-reference
 
 all: build
 
@@ -43,7 +43,7 @@ gate-redlock: build services
 	./$(BIN) gate --matrix scenarios/redlock.matrix --stack local $(ARGS)
 
 ## gate-locks: hammer's lock, redsync and bsm/redislock crossed with the faults (scenarios/locks.matrix)
-## into results/gate-locks, then the README's table of which lock survives which fault
+## into results/gate-locks, then docs/gate.md's table of which lock survives which fault
 ## (scripts/locks-table.sh); exits non-zero when the gate did
 gate-locks: build services
 	rm -rf results/gate-locks
@@ -113,7 +113,12 @@ SERVICE_GATE_SIZES ?= --procs 2 --goroutines 100 --seats 100
 gate-service: build services examples
 	./$(BIN) gate --target examples/ticketd/target.yaml --matrix examples/ticketd/gate.matrix $(SERVICE_GATE_SIZES) $(ARGS)
 
-## up/down: Redis and PostgreSQL in Docker, for --stack external (see README)
+## cli-reference: regenerate docs/cli.md, the command-line reference, from the commands' own flag
+## sets (hammer help --markdown); a test fails while the committed page is stale
+cli-reference:
+	$(GO) run ./cmd/hammer help --markdown > docs/cli.md.tmp && mv docs/cli.md.tmp docs/cli.md
+
+## up/down: Redis and PostgreSQL in Docker, for --stack external (see docs/servers.md)
 up:
 	docker compose up -d --wait
 

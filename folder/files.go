@@ -108,7 +108,7 @@ func fileName(run string) string {
 }
 
 // files lists every file a results folder can hold, the .hgrm files as
-// one pattern: what results/README.md describes.
+// one pattern: what docs/results.md describes.
 func files() []string {
 	out := append(recordFiles(), ManifestFile, histogramsFile, hgrmFile("<run>", "<phase>"),
 		SummaryFile, ViolationsFile, ReportFile, JUnitFile, PorcupineFile("<run>"))

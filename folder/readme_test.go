@@ -9,11 +9,11 @@ import (
 	"testing"
 )
 
-// TestReadmeListsEveryFile checks the table of results/README.md against
+// TestReadmeListsEveryFile checks the table of docs/results.md against
 // the files the code writes: every file is described, and the table names
 // no file the code does not write.
 func TestReadmeListsEveryFile(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "results", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "docs", "results.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,17 +21,17 @@ func TestReadmeListsEveryFile(t *testing.T) {
 	written := files()
 	for _, f := range written {
 		if !slices.Contains(described, f) {
-			t.Errorf("results/README.md does not describe %s", f)
+			t.Errorf("docs/results.md does not describe %s", f)
 		}
 	}
 	for _, f := range described {
 		if !slices.Contains(written, f) {
-			t.Errorf("results/README.md describes %s, which hammer does not write", f)
+			t.Errorf("docs/results.md describes %s, which hammer does not write", f)
 		}
 	}
 }
 
-// readmeFiles returns the files named in the first column of the README's
+// readmeFiles returns the files named in the first column of the page's
 // table: each `name` in it, or, when the cell also names extensions
 // (`.png`), each name with each extension.
 func readmeFiles(readme string) []string {

@@ -17,7 +17,7 @@ type Fault string
 // NoFault races without injecting anything.
 const NoFault Fault = ""
 
-// The faults hammer can inject. See the README for what each one does.
+// The faults hammer can inject. See docs/faults.md for what each one does.
 const (
 	// Pause stops scheduled lock holders between their read and their write
 	// (a pause point inside the worker) for three lock TTLs.

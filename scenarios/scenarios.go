@@ -11,7 +11,7 @@ import (
 // Mode is a reservation strategy under test.
 type Mode string
 
-// The modes hammer knows. See the README for what each one does.
+// The modes hammer knows. See docs/modes.md for what each one does.
 const (
 	// None reads the available count and writes it back minus one, with no
 	// lock: the negative control that must be seen overselling.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# locks-table.sh DIR...: the table "which lock survives which fault" of the
-# README, from the summary.json of one or more results folders of
+# locks-table.sh DIR...: the table "which lock survives which fault" of
+# docs/gate.md, from the summary.json of one or more results folders of
 # `hammer gate --matrix scenarios/locks.matrix` (make gate-locks writes
 # results/gate-locks). One row per fault, one column per mode and lock; a
 # cell says what the runs of that cell showed, and in how many of the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # release-check.sh: what `make release-check` runs. It proves .goreleaser.yaml
-# would ship what the README promises, without publishing anything:
+# would ship what docs/install.md promises, without publishing anything:
 #   1. `goreleaser check` validates the configuration (deprecated keys fail it);
 #   2. a snapshot release builds every target, the archives and checksums.txt
 #      into dist/;

@@ -34,6 +34,10 @@ type stdio struct {
 	// secrets masks the run's passwords; out and err already pass
 	// through it, records must be given to it before they are saved.
 	secrets *redact.Redactor
+	// flagsOnly, when set, stops a command once its flags are parsed:
+	// it is handed the command's flag set instead of running it (the
+	// command-line reference, the documentation's tests).
+	flagsOnly func(*flag.FlagSet)
 }
 
 // redacted returns io with out and err masking the given secrets and the
@@ -63,7 +67,7 @@ Usage:
   hammer verify DIR                re-verify a results folder offline
   hammer report DIR                rebuild summary, charts and report.md of a results folder
   hammer report --compare A B      B against A side by side; exit 0 none worse, 1 a run got worse, 3 cannot tell
-  hammer agent --join HOST:PORT    a worker host for run|load|gate --agents N (see "More than one machine")
+  hammer agent --join HOST:PORT    a worker host for run|load|gate --agents N (see docs/agents.md)
   hammer token                     a fresh shared token for --token-file (32 random bytes, URL-safe)
   hammer version                   the version, commit and build date of this binary
 
@@ -107,8 +111,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	case "version", "--version", "-version":
 		return versionCmd(rest, io)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(io.out, usage())
-		return exitOK
+		return helpCmd(ctx, rest, io)
 	default:
 		fmt.Fprintf(io.err, "hammer: unknown command %q: want run, load, gate, agent, token, verify, report or version (see hammer -h)\n", cmd)
 		return exitUsage
@@ -129,6 +132,9 @@ func parse(fs *flag.FlagSet, args []string, std stdio) (int, bool) {
 		return exitOK, false
 	case err != nil:
 		return usageError(std, command(fs), "%v", err), false
+	case std.flagsOnly != nil:
+		std.flagsOnly(fs)
+		return exitOK, false
 	}
 	return 0, true
 }

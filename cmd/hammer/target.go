@@ -19,7 +19,7 @@ type targetFlags struct {
 
 // register defines --target and --replicas on fs.
 func (t *targetFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.path, "target", "", "target `file` describing your own service (see the README, \"Hammer your own service\")")
+	fs.StringVar(&t.path, "target", "", "target `file` describing your own service (see docs/target.md)")
 	fs.IntVar(&t.replicas, "replicas", 3, "`replicas` of the service to start (with --target)")
 }
 

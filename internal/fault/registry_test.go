@@ -33,10 +33,10 @@ func TestRegistryMatchesTable(t *testing.T) {
 }
 
 // TestEveryFaultDocumented walks the registry and checks that each fault
-// has a row in the README's fault table and is listed in the comment at
+// has a row in the fault table of docs/faults.md and is listed in the comment at
 // the top of scenarios/gate.matrix.
 func TestEveryFaultDocumented(t *testing.T) {
-	readme := read(t, "../../README.md")
+	readme := read(t, "../../docs/faults.md")
 	matrix := read(t, "../../scenarios/gate.matrix")
 	var header []string
 	for _, line := range strings.Split(matrix, "\n") {
@@ -48,7 +48,7 @@ func TestEveryFaultDocumented(t *testing.T) {
 	faultList := regexp.MustCompile(`[a-z][a-z-]*`).FindAllString(faultsOfHeader(header), -1)
 	for f := range registry() {
 		if !strings.Contains(readme, "\n| `"+string(f)+"` |") {
-			t.Errorf("README.md has no row \"| `%s` | …\" in its fault table", f)
+			t.Errorf("docs/faults.md has no row \"| `%s` | …\" in its fault table", f)
 		}
 		if !slices.Contains(faultList, string(f)) {
 			t.Errorf("the comment of scenarios/gate.matrix does not list fault %s under \"fault:\"", f)
