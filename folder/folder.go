@@ -26,7 +26,7 @@ import (
 // up. Make one with New or Load, and change its records before, not after:
 // the runs' views are split when it is made.
 type Folder struct {
-	history.Folder
+	history.Log
 	// Latency holds the histograms the workers recorded or, for a folder
 	// without them, the same histograms rebuilt from its attempts; never
 	// nil.
@@ -51,13 +51,13 @@ type Run struct {
 
 // New makes a folder of what a race left behind. lat holds the histograms
 // the workers recorded; nil rebuilds them from the attempts.
-func New(f history.Folder, lat *latency.Set) *Folder { return newFolder(f, lat, nil) }
+func New(f history.Log, lat *latency.Set) *Folder { return newFolder(f, lat, nil) }
 
-func newFolder(f history.Folder, lat *latency.Set, problems []Problem) *Folder {
+func newFolder(f history.Log, lat *latency.Set, problems []Problem) *Folder {
 	if lat == nil {
 		lat = observe(f.Attempts)
 	}
-	return &Folder{Folder: f, Latency: lat, Integrity: problems, runs: split(f, problems)}
+	return &Folder{Log: f, Latency: lat, Integrity: problems, runs: split(f, problems)}
 }
 
 // Runs returns the view of every run, in manifest order.
@@ -77,7 +77,7 @@ func (f *Folder) Run(name string) Run {
 // split gives each run of the manifest its own records, in the order the
 // folder holds them; records of runs the manifest does not list are left
 // out.
-func split(f history.Folder, problems []Problem) []Run {
+func split(f history.Log, problems []Problem) []Run {
 	recs := make(map[string]*history.Records, len(f.Manifest.Runs))
 	for _, r := range f.Manifest.Runs {
 		recs[r.Name] = &history.Records{}
@@ -149,7 +149,7 @@ func (f *Folder) Save(dir string) error {
 // maxSize), or one that is no regular file, fails Load with an error
 // matching bounded.ErrTooLarge or bounded.ErrNotRegular.
 func Load(dir string) (*Folder, error) {
-	var f history.Folder
+	var f history.Log
 	if err := readJSON(filepath.Join(dir, ManifestFile), &f.Manifest, maxManifestSize); err != nil {
 		return nil, err
 	}

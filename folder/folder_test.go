@@ -15,9 +15,9 @@ import (
 
 // twoRuns is a small folder of two runs, a and b, with a record of each
 // kind for a and records of a run the manifest does not list.
-func twoRuns() history.Folder {
+func twoRuns() history.Log {
 	read := 3
-	return history.Folder{
+	return history.Log{
 		Manifest: history.Manifest{Schema: history.ManifestSchema, RunID: "r1", Seed: 7, Stack: "local",
 			Runs: []history.Run{{Name: "a", Mode: "lock-only", Procs: 1, Goroutines: 2, Seats: 1, Fault: "pause"}, {Name: "b", Mode: "none"}}},
 		Records: history.Records{
@@ -40,8 +40,8 @@ func TestFolderRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Folder, f.Folder) {
-		t.Fatalf("round trip changed the folder:\ngot  %+v\nwant %+v", got.Folder, f.Folder)
+	if !reflect.DeepEqual(got.Log, f.Log) {
+		t.Fatalf("round trip changed the folder:\ngot  %+v\nwant %+v", got.Log, f.Log)
 	}
 	wantRecords := map[string]int{HistoryFile: 3, LedgerFile: 1, SectorsFile: 2, FaultsFile: 1}
 	for name, n := range wantRecords {

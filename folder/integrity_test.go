@@ -14,7 +14,7 @@ import (
 // rows into a fresh directory and returns the directory.
 func savedFolder(t *testing.T) string {
 	t.Helper()
-	f := history.Folder{Manifest: history.Manifest{Schema: history.ManifestSchema,
+	f := history.Log{Manifest: history.Manifest{Schema: history.ManifestSchema,
 		Runs: []history.Run{{Name: "a", Procs: 1, Seats: 3, RequestsPerWorker: []int{5}}}}}
 	for i := range 5 {
 		f.Attempts = append(f.Attempts, history.Attempt{Run: "a", RequestID: string(rune('a' + i)), Outcome: history.SoldOut})

@@ -1,9 +1,9 @@
 package history
 
-// Folder is what a race leaves behind for a results folder: the manifest
+// Log is what a race leaves behind for a results folder: the manifest
 // and the raw records of every run in it. Package folder saves it, loads
 // it back and splits it by run.
-type Folder struct {
+type Log struct {
 	Manifest Manifest
 	Records
 }

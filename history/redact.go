@@ -6,7 +6,7 @@ package history
 // ledgers and outages, the attempts' errors and the faults' details and
 // failures. Call it before the folder is saved: every file of a results
 // folder is written from these records.
-func (f *Folder) Redact(mask func(string) string) {
+func (f *Log) Redact(mask func(string) string) {
 	m := &f.Manifest
 	redactAll(m.StackNotes, mask)
 	redactAll(m.Skipped, mask)

@@ -26,7 +26,7 @@ func TestRedact(t *testing.T) {
 		"Manifest.Runs[].Agents[].Host", "Manifest.Runs[].Agents[].Addr", // a host name and the address it joined from
 	}
 	const secret = "pw-Zq7"
-	var f Folder
+	var f Log
 	fill(reflect.ValueOf(&f).Elem(), "", func(string, reflect.Value) string { return "error: " + secret })
 	f.Redact(func(s string) string { return strings.ReplaceAll(s, secret, "xxxxx") })
 	var left []string

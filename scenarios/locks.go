@@ -12,7 +12,7 @@ type Lock string
 
 // The locks hammer can race. The zero Lock is hammer's own.
 const (
-	// HammerLock is hammer's own lock (internal/redislock): SET NX PX, an
+	// HammerLock is hammer's own lock (internal/hammerlock): SET NX PX, an
 	// owner-checked release, waiters in line with a handoff, fencing
 	// tokens in mode fenced.
 	HammerLock Lock = "hammer"
@@ -57,7 +57,7 @@ func (l Lock) Module() string {
 	case Redislock:
 		return "github.com/bsm/redislock"
 	}
-	return "hammer's own (internal/redislock)"
+	return "hammer's own (internal/hammerlock)"
 }
 
 // CheckMode says why a race of mode m cannot take lock l, or nil: a

@@ -22,7 +22,7 @@ func stamp(r *race, run string) ([]history.Attempt, []history.Sale) {
 func TestRuns(t *testing.T) {
 	noneAttempts, noneSales := stamp(oversold(), "none")
 	safeAttempts, safeSales := stamp(new(race).sold(1, 10).refused(5, history.SoldOut), "update-only")
-	f := history.Folder{
+	f := history.Log{
 		Manifest: history.Manifest{
 			Schema: history.ManifestSchema,
 			Runs: []history.Run{

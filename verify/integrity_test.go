@@ -16,8 +16,8 @@ import (
 // twoRuns is a folder of two runs of two workers each: none (3 seats, 8
 // contenders all told they got a seat: an oversell, as expected) and then
 // update-only (10 seats, 20 contenders, the last 10 sold out).
-func twoRuns() history.Folder {
-	f := history.Folder{Manifest: history.Manifest{Schema: history.ManifestSchema, Runs: []history.Run{
+func twoRuns() history.Log {
+	f := history.Log{Manifest: history.Manifest{Schema: history.ManifestSchema, Runs: []history.Run{
 		{Name: "none", Mode: "none", Procs: 2, Seats: 3, Expected: scenarios.Unsafe, RequestsPerWorker: []int{4, 4}},
 		{Name: "update-only", Mode: "update-only", Procs: 2, Seats: 10, Expected: scenarios.Safe, RequestsPerWorker: []int{10, 10}},
 	}}}

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
@@ -193,7 +193,7 @@ func failsBeforeAnything(t *testing.T, st *stack.Stack, args []string, wantCode 
 // leftovers names the hammer schemas and keys on st.
 func leftovers(t *testing.T, st *stack.Stack) map[string]bool {
 	t.Helper()
-	return namesUnder(t, st, inventory.SchemaPrefix, "hammer:")
+	return namesUnder(t, st, seatdb.SchemaPrefix, "hammer:")
 }
 
 // appeared lists, sorted, the names in after that were not in before:

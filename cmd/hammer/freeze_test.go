@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
@@ -110,7 +110,7 @@ func TestRedisFrozen(t *testing.T) {
 			}
 			// The keys were looked at above; PostgreSQL answered throughout.
 			runID := readSummary(t, dir).RunID
-			for name := range namesUnder(t, st, inventory.SchemaName(runID, ""), "hammer:"+runID+":") {
+			for name := range namesUnder(t, st, seatdb.SchemaName(runID, ""), "hammer:"+runID+":") {
 				if strings.HasPrefix(name, "schema ") {
 					t.Errorf("the run left %s", name)
 				}

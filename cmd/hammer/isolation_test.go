@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
@@ -94,7 +94,7 @@ func TestIsolation(t *testing.T) {
 	runID := readSummary(t, dir).RunID
 	var leftover int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)",
-		inventory.SchemaName(runID, "")).Scan(&leftover); err != nil {
+		seatdb.SchemaName(runID, "")).Scan(&leftover); err != nil {
 		t.Fatal(err)
 	}
 	if leftover != 0 {

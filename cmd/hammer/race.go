@@ -132,7 +132,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 // noCharts says why the charts are not drawn now, if they are not: a run
 // that was interrupted, or whose servers failed (one stopped answering and
 // did not answer again, or no race could run), must end at once.
-func noCharts(ctx context.Context, raw *history.Folder) string {
+func noCharts(ctx context.Context, raw *history.Log) string {
 	if ctx.Err() != nil {
 		return "interrupted"
 	}
@@ -209,7 +209,7 @@ func plan(f *raceFlags, scns []scenarios.Scenario) []driver.Options {
 // finish saves the raw records, verifies them, writes everything derived
 // from them (summary.json, the report, the charts and, for the gate,
 // junit.xml), prints the verdict table and returns the exit code.
-func finish(dir string, raw *history.Folder, lat *latency.Set, outputs report.Outputs, io stdio) int {
+func finish(dir string, raw *history.Log, lat *latency.Set, outputs report.Outputs, io stdio) int {
 	f := folder.New(*raw, lat)
 	if err := f.Save(dir); err != nil {
 		fmt.Fprintf(io.err, "hammer: save results: %v\n", err)

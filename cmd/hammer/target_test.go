@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hammer-load/hammer/folder"
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
@@ -234,7 +234,7 @@ func TestBadTargets(t *testing.T) {
 // leftoversOf names the schemas and keys run runID left on st, if any.
 func leftoversOf(t *testing.T, st *stack.Stack, runID string) string {
 	t.Helper()
-	left := appeared(nil, namesUnder(t, st, inventory.SchemaName(runID, ""), "hammer:"+runID+":"))
+	left := appeared(nil, namesUnder(t, st, seatdb.SchemaName(runID, ""), "hammer:"+runID+":"))
 	return strings.Join(left, ", ")
 }
 

@@ -27,7 +27,7 @@ import (
 
 	"github.com/redis/go-redis/v9/logging"
 
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/stack"
 )
 
@@ -137,7 +137,7 @@ func (b *Bench) run(ctx context.Context, stdout io.Writer) int {
 func (b *Bench) names(what string) (schema, prefix string) {
 	b.seq++
 	run := what + "-" + strconv.Itoa(b.seq)
-	return inventory.SchemaName("bench-"+b.id, run), "hammer:bench-" + b.id + ":" + run + ":"
+	return seatdb.SchemaName("bench-"+b.id, run), "hammer:bench-" + b.id + ":" + run + ":"
 }
 
 // newID is a short random id.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/locks"
-	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -49,7 +49,7 @@ func newBSM(rdb *redis.Client, key string) raceLock {
 func (l libraryLock) acquire(ctx context.Context) (func(context.Context) error, error) {
 	lease, err := l.lock.Acquire(ctx, nil, nil)
 	switch {
-	case errors.Is(err, redislock.ErrTimeout):
+	case errors.Is(err, hammerlock.ErrTimeout):
 		return nil, fmt.Errorf("%s: %w", l.name, errGaveUp)
 	case err != nil:
 		return nil, fmt.Errorf("%s lock: %w", l.name, err)

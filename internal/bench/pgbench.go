@@ -14,10 +14,10 @@ import (
 	"github.com/hammer-load/hammer/internal/childproc"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
-// pgbenchScript is hammer's update-only transaction (inventory.SellAtomic)
+// pgbenchScript is hammer's update-only transaction (seatdb.SellAtomic)
 // as a pgbench script: the conditional UPDATE … RETURNING of the sector row
 // and the sale row for the seat it returned, in one transaction, with the
 // same statements and parameters.
@@ -38,10 +38,10 @@ func (c Config) throughputSeats() int { return 10 * c.Conns * c.TxPerConn }
 func (b *Bench) pgbench(ctx context.Context) (Value, error) {
 	schema, _ := b.names("pgbench")
 	seats := b.cfg.throughputSeats()
-	if err := inventory.Create(ctx, b.stack.PGURL, schema, history.Sector{ID: 1, Capacity: seats}); err != nil {
+	if err := seatdb.Create(ctx, b.stack.PGURL, schema, history.Sector{ID: 1, Capacity: seats}); err != nil {
 		return NA(), fmt.Errorf("pgbench: %w", err)
 	}
-	defer inventory.Drop(context.WithoutCancel(ctx), b.stack.PGURL, schema)
+	defer seatdb.Drop(context.WithoutCancel(ctx), b.stack.PGURL, schema)
 	script := filepath.Join(b.tmp, "sell.sql")
 	if err := os.WriteFile(script, []byte(pgbenchScript), 0o644); err != nil {
 		return NA(), fmt.Errorf("pgbench script: %w", err)
@@ -84,7 +84,7 @@ func parsePgbenchTPS(out string) (float64, error) {
 
 // checkSold checks the schema's ledger after want sales (checkLedger).
 func checkSold(ctx context.Context, pgURL, schema string, want int) error {
-	store, err := inventory.Open(ctx, pgURL, schema, 1)
+	store, err := seatdb.Open(ctx, pgURL, schema, 1)
 	if err != nil {
 		return err
 	}

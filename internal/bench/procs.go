@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
 // The minimal race in several processes: the bench's own binary started
@@ -71,7 +71,7 @@ func RaceProcess(in io.Reader, out io.Writer) int {
 	if err := dec.Decode(&cfg); err != nil {
 		return fail(fmt.Errorf("read config: %w", err))
 	}
-	store, err := inventory.Open(ctx, cfg.PGURL, cfg.Schema, cfg.Conns)
+	store, err := seatdb.Open(ctx, cfg.PGURL, cfg.Schema, cfg.Conns)
 	if err != nil {
 		return fail(err)
 	}
@@ -127,10 +127,10 @@ func (p *raceProcess) next() (procReport, error) {
 func (b *Bench) multiRace(ctx context.Context, r inProcess, procs int) (raceResult, error) {
 	res := raceResult{wall: NA(), skew: NA()}
 	schema, _ := b.names(r.name)
-	if err := inventory.Create(ctx, b.stack.PGURL, schema, history.Sector{ID: 1, Capacity: r.seats}); err != nil {
+	if err := seatdb.Create(ctx, b.stack.PGURL, schema, history.Sector{ID: 1, Capacity: r.seats}); err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
 	}
-	defer inventory.Drop(context.WithoutCancel(ctx), b.stack.PGURL, schema)
+	defer seatdb.Drop(context.WithoutCancel(ctx), b.stack.PGURL, schema)
 	exe, err := os.Executable()
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
@@ -192,7 +192,7 @@ func (b *Bench) multiRace(ctx context.Context, r inProcess, procs int) (raceResu
 			res.out.firstSaleErr = cmp.Or(res.out.firstSaleErr, errors.New(rep.Err))
 		}
 	}
-	store, err := inventory.Open(ctx, b.stack.PGURL, schema, 1)
+	store, err := seatdb.Open(ctx, b.stack.PGURL, schema, 1)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
 // errGaveUp is a lock that was not obtained within its library's retries:
@@ -63,7 +63,7 @@ func (o *raceOutcome) add(r result) {
 	switch {
 	case r.sale == nil:
 		o.sold++
-	case errors.Is(r.sale, inventory.ErrSoldOut):
+	case errors.Is(r.sale, seatdb.ErrSoldOut):
 		o.soldOut++
 	case errors.Is(r.sale, errGaveUp):
 		o.gaveUp++
@@ -99,13 +99,13 @@ func (r raceResult) note(name string) string {
 func (b *Bench) race(ctx context.Context, r inProcess) (raceResult, error) {
 	res := raceResult{wall: NA(), skew: NA()}
 	schema, prefix := b.names(r.name)
-	err := inventory.Create(ctx, b.stack.PGURL, schema, history.Sector{ID: 1, Capacity: r.seats})
+	err := seatdb.Create(ctx, b.stack.PGURL, schema, history.Sector{ID: 1, Capacity: r.seats})
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
 	}
-	defer inventory.Drop(context.WithoutCancel(ctx), b.stack.PGURL, schema)
-	defer redislock.DeleteAll(context.WithoutCancel(ctx), b.stack.RedisURL, prefix)
-	store, err := inventory.Open(ctx, b.stack.PGURL, schema, r.conns)
+	defer seatdb.Drop(context.WithoutCancel(ctx), b.stack.PGURL, schema)
+	defer hammerlock.DeleteAll(context.WithoutCancel(ctx), b.stack.RedisURL, prefix)
+	store, err := seatdb.Open(ctx, b.stack.PGURL, schema, r.conns)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", r.name, err)
 	}
@@ -137,7 +137,7 @@ func millisBetween(a, b time.Time) Value { return Known(float64(b.Sub(a).Microse
 
 // contender is what every contender of a race shares.
 type contender struct {
-	store *inventory.Store
+	store *seatdb.Store
 	lock  raceLock // nil: the atomic update alone
 	// warm opens the contender's Redis connection before the go signal,
 	// as hammer's workers do.
@@ -210,12 +210,12 @@ func (c contender) attempt(ctx context.Context, id string) (res result) {
 			}
 		}()
 	}
-	_, res.sale = c.store.SellAtomic(ctx, inventory.Request{Sector: 1, RequestID: id, Worker: "bench", StartedAt: time.Now()})
+	_, res.sale = c.store.SellAtomic(ctx, seatdb.Request{Sector: 1, RequestID: id, Worker: "bench", StartedAt: time.Now()})
 	return res
 }
 
 // verifyRace checks what the contenders were told against the ledger.
-func verifyRace(ctx context.Context, r inProcess, store *inventory.Store, out raceOutcome) error {
+func verifyRace(ctx context.Context, r inProcess, store *seatdb.Store, out raceOutcome) error {
 	if out.saleErrs > 0 {
 		return fmt.Errorf("%d sales failed, the first with: %w", out.saleErrs, out.firstSaleErr)
 	}
@@ -228,7 +228,7 @@ func verifyRace(ctx context.Context, r inProcess, store *inventory.Store, out ra
 
 // checkLedger checks that the ledger holds exactly want sales, each a seat
 // of its own, and that the sector's counter agrees.
-func checkLedger(ctx context.Context, store *inventory.Store, want int) error {
+func checkLedger(ctx context.Context, store *seatdb.Store, want int) error {
 	ledger, err := store.Ledger(ctx, "bench")
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/fixtures"
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -39,7 +39,7 @@ type redisRPS struct {
 func (b *Bench) redisBenchmark(ctx context.Context) (redisRPS, error) {
 	_, prefix := b.names("redis-benchmark")
 	key := prefix + "lock"
-	defer redislock.DeleteAll(context.WithoutCancel(ctx), b.stack.RedisURL, prefix)
+	defer hammerlock.DeleteAll(context.WithoutCancel(ctx), b.stack.RedisURL, prefix)
 	rdb, err := b.redisClient(1)
 	if err != nil {
 		return redisRPS{}, err

@@ -11,9 +11,9 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/fault"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
-	"github.com/hammer-load/hammer/internal/stock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
+	"github.com/hammer-load/hammer/internal/redisstock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -34,7 +34,7 @@ type Backend interface {
 	LockKey(prefix string) string
 	// ReadBack reads the ledger and the sector row after the race, trying
 	// again for up to wait while PostgreSQL fails.
-	ReadBack(ctx context.Context, r BackendRace, wait time.Duration) inventory.ReadBack
+	ReadBack(ctx context.Context, r BackendRace, wait time.Duration) seatdb.ReadBack
 	// Stop stops what Start started and says what went wrong with it
 	// during the race (a replica that died), if anything.
 	Stop() []string
@@ -50,11 +50,11 @@ type BackendRace struct {
 	Seats   int
 	LockTTL time.Duration
 	// Ledger is where ReadBack stops reading the ledger: at
-	// inventory.LedgerLimit of the race's seats and attempts rows, or
+	// seatdb.LedgerLimit of the race's seats and attempts rows, or
 	// once the rows hold more than the seats of the request ids of the
 	// race's attempts (Ours is set for the read-back, once the history
 	// is in).
-	Ledger inventory.Bound
+	Ledger seatdb.Bound
 }
 
 // Holders is a Backend whose processes a fault strikes instead of the
@@ -76,7 +76,7 @@ type Holders interface {
 }
 
 // builtinBackend is hammer's own inventory: the sectors, seats and sales
-// tables of internal/inventory, and the stock counter in Redis of the modes
+// tables of internal/seatdb, and the stock counter in Redis of the modes
 // that admit through one.
 type builtinBackend struct {
 	mode     scenarios.Mode
@@ -90,9 +90,9 @@ var _ Backend = builtinBackend{}
 // through one. What it made before it failed it removes.
 func (b builtinBackend) Create(ctx context.Context, r BackendRace) error {
 	sector := history.Sector{Run: r.Run, ID: sectorID, Capacity: r.Seats, Available: r.Seats}
-	create := inventory.Create
+	create := seatdb.Create
 	if b.mode.SeatRows() {
-		create = inventory.CreateSeated
+		create = seatdb.CreateSeated
 	}
 	if err := create(ctx, r.PGURL, r.Schema, sector); err != nil {
 		return err
@@ -101,9 +101,9 @@ func (b builtinBackend) Create(ctx context.Context, r BackendRace) error {
 	if key == "" {
 		return nil
 	}
-	if err := stock.SeedAt(ctx, b.redisURL, key, r.Seats); err != nil {
-		return errors.Join(err, inventory.Drop(context.WithoutCancel(ctx), r.PGURL, r.Schema),
-			redislock.DeleteAll(context.WithoutCancel(ctx), b.redisURL, r.KeyPrefix))
+	if err := redisstock.SeedAt(ctx, b.redisURL, key, r.Seats); err != nil {
+		return errors.Join(err, seatdb.Drop(context.WithoutCancel(ctx), r.PGURL, r.Schema),
+			hammerlock.DeleteAll(context.WithoutCancel(ctx), b.redisURL, r.KeyPrefix))
 	}
 	return nil
 }
@@ -128,8 +128,8 @@ func (builtinBackend) LockKey(prefix string) string { return prefix + "lock:sect
 
 // ReadBack reads the inventory's ledger and sector row; a mode whose stock
 // PostgreSQL does not count (counter-only) has no sector count to read.
-func (b builtinBackend) ReadBack(ctx context.Context, r BackendRace, wait time.Duration) inventory.ReadBack {
-	back := inventory.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, r.Ledger, wait)
+func (b builtinBackend) ReadBack(ctx context.Context, r BackendRace, wait time.Duration) seatdb.ReadBack {
+	back := seatdb.ReadBackAll(ctx, r.PGURL, r.Schema, r.Run, sectorID, r.Ledger, wait)
 	if !b.mode.CountsInDB() {
 		back.Sector, back.SectorErr, back.NoCounter = nil, nil, true
 	}

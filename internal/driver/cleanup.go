@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/health"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
 // cleanupWait bounds the clean-up of a race whose servers answered.
@@ -82,7 +82,7 @@ func cleanup(o Options, td *teardown) error {
 			}
 		})
 	}
-	pgErr := inventory.Drop(ctx, o.PGURL, td.schema)
+	pgErr := seatdb.Drop(ctx, o.PGURL, td.schema)
 	wg.Wait()
 	if pgErr != nil {
 		pgErr = fmt.Errorf("clean-up left schema %s: %w", td.schema, pgErr)
@@ -98,7 +98,7 @@ func deleteKeys(ctx context.Context, url string, td *teardown, wait time.Duratio
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for {
-		err := redislock.DeleteAll(ctx, url, td.prefix)
+		err := hammerlock.DeleteAll(ctx, url, td.prefix)
 		switch {
 		case err == nil || !health.Failure(err):
 			return err

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/redis/go-redis/v9"
@@ -119,7 +119,7 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 		return nil, nil, err
 	}
 	rdb := redis.NewClient(opt)
-	store, err := inventory.Open(ctx, cfg.PGURL, cfg.Schema, cfg.PoolSize)
+	store, err := seatdb.Open(ctx, cfg.PGURL, cfg.Schema, cfg.PoolSize)
 	if err != nil {
 		rdb.Close()
 		return nil, nil, err
@@ -215,8 +215,8 @@ func redisOptionsAt(cfg workerConfig, rawURL string) (*redis.Options, error) {
 }
 
 // warmBoth warms the Redis pool (warmRedis) and the PostgreSQL pool
-// (inventory.Store.Warm) at once, and returns the first error.
-func warmBoth(ctx context.Context, rdb *redis.Client, n int, store *inventory.Store) error {
+// (seatdb.Store.Warm) at once, and returns the first error.
+func warmBoth(ctx context.Context, rdb *redis.Client, n int, store *seatdb.Store) error {
 	var redisErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { redisErr = warmRedis(ctx, rdb, n) })

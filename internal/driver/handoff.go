@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -22,11 +22,11 @@ func soldOutKey(cfg workerConfig) string { return cfg.LockKey + ":sold-out" }
 // it drops; what it misses is found by polling (releases) or by reading
 // the hint's key (sold out). stop closes it; with nothing to listen to,
 // there is none.
-func listen(ctx context.Context, cfg workerConfig, rdb *redis.Client, locker *redislock.Locker, hint *strategy.SoldOutHint) (stop func(), err error) {
+func listen(ctx context.Context, cfg workerConfig, rdb *redis.Client, locker *hammerlock.Locker, hint *strategy.SoldOutHint) (stop func(), err error) {
 	var channels []string
 	released := ""
 	if handoff(cfg) {
-		released = redislock.ReleasedChannel(cfg.LockKey)
+		released = hammerlock.ReleasedChannel(cfg.LockKey)
 		channels = append(channels, released)
 	}
 	if hint != nil {

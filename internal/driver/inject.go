@@ -13,8 +13,8 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/fault"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -26,7 +26,7 @@ import (
 type injector struct {
 	cfg    workerConfig
 	rdb    *redis.Client
-	locker *redislock.Locker
+	locker *hammerlock.Locker
 	rep    *reporter
 	fault  fault.Injector
 	hooks  *fault.Worker // what the fault may use in this process
@@ -71,7 +71,7 @@ func newInjector(cfg workerConfig, rdb *redis.Client, peers []*redis.Client, rep
 }
 
 // At implements strategy.Faults.
-func (f *injector) At(ctx context.Context, a *history.Attempt, p strategy.Point, q inventory.Querier) error {
+func (f *injector) At(ctx context.Context, a *history.Attempt, p strategy.Point, q seatdb.Querier) error {
 	seq, err := f.seq(ctx, a, p)
 	if err != nil || seq == 0 {
 		return err

@@ -3,8 +3,8 @@ package driver
 import (
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/locks"
-	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -12,8 +12,8 @@ import (
 // with a lock, unless a lock library takes its place, its waiters wait in
 // line and wake when the lock is released; with peers, the lock is a
 // Redlock over rdb (node 0) and them.
-func newLocker(cfg workerConfig, rdb *redis.Client, peers []*redis.Client) *redislock.Locker {
-	l := redislock.New(rdb, redislock.DefaultBackoff()).WithPeers(cmdables(peers)...)
+func newLocker(cfg workerConfig, rdb *redis.Client, peers []*redis.Client) *hammerlock.Locker {
+	l := hammerlock.New(rdb, hammerlock.DefaultBackoff()).WithPeers(cmdables(peers)...)
 	if handoff(cfg) {
 		return l.WithHandoff(cfg.LockKey)
 	}

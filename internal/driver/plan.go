@@ -46,8 +46,8 @@ type Plan struct {
 // not yet run, stays in the folder as not run, with an unknown verdict:
 // one broken cell does not throw away the others, and an interrupted
 // folder can never read as a pass.
-func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Folder, *latency.Set) {
-	folder := &history.Folder{Manifest: history.Manifest{
+func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *latency.Set) {
+	folder := &history.Log{Manifest: history.Manifest{
 		Schema: history.ManifestSchema, RunID: p.RunID, Seed: p.Seed, Command: p.Command,
 		Stack: string(st.Kind), StackNotes: st.Notes, Skipped: p.Skipped, Env: describe(ctx, st, p),
 	}}

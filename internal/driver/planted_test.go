@@ -14,8 +14,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/internal/driver"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/internal/strategy"
@@ -144,18 +144,18 @@ func gateOptions(t *testing.T, cell scenarios.Scenario) driver.Options {
 type brokenLock struct {
 	*strategy.RedisLock
 	rdb     redis.Cmdable
-	acquire func(ctx context.Context, l *brokenLock, gap func(context.Context) error) (redislock.Lease, bool, error)
-	release func(ctx context.Context, l *brokenLock, lease redislock.Lease) (bool, error)
+	acquire func(ctx context.Context, l *brokenLock, gap func(context.Context) error) (hammerlock.Lease, bool, error)
+	release func(ctx context.Context, l *brokenLock, lease hammerlock.Lease) (bool, error)
 }
 
-func (l *brokenLock) Acquire(ctx context.Context, rng *rand.Rand, gap func(context.Context) error) (redislock.Lease, error) {
+func (l *brokenLock) Acquire(ctx context.Context, rng *rand.Rand, gap func(context.Context) error) (hammerlock.Lease, error) {
 	if l.acquire == nil {
 		return l.RedisLock.Acquire(ctx, rng, gap)
 	}
-	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, nil, func() (redislock.Lease, bool, error) { return l.acquire(ctx, l, gap) })
+	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, nil, func() (hammerlock.Lease, bool, error) { return l.acquire(ctx, l, gap) })
 }
 
-func (l *brokenLock) Release(ctx context.Context, lease redislock.Lease) (bool, error) {
+func (l *brokenLock) Release(ctx context.Context, lease hammerlock.Lease) (bool, error) {
 	if l.release == nil {
 		return l.RedisLock.Release(ctx, lease)
 	}
@@ -165,11 +165,11 @@ func (l *brokenLock) Release(ctx context.Context, lease redislock.Lease) (bool, 
 // plainDel releases with DEL: no check that the lock is still ours. Like
 // the correct release it announces the release, so that the waiters it
 // lets in come at once.
-func plainDel(ctx context.Context, l *brokenLock, lease redislock.Lease) (bool, error) {
+func plainDel(ctx context.Context, l *brokenLock, lease hammerlock.Lease) (bool, error) {
 	var del *redis.IntCmd
 	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		del = p.Del(ctx, lease.Key)
-		p.Publish(ctx, redislock.ReleasedChannel(lease.Key), "")
+		p.Publish(ctx, hammerlock.ReleasedChannel(lease.Key), "")
 		return nil
 	})
 	if err != nil {
@@ -180,31 +180,31 @@ func plainDel(ctx context.Context, l *brokenLock, lease redislock.Lease) (bool, 
 
 // setnxThenExpire takes the lock with two commands; a crash between them
 // leaves a lock that never expires.
-func setnxThenExpire(ctx context.Context, l *brokenLock, gap func(context.Context) error) (redislock.Lease, bool, error) {
+func setnxThenExpire(ctx context.Context, l *brokenLock, gap func(context.Context) error) (hammerlock.Lease, bool, error) {
 	token := fmt.Sprint(rand.Int64())
 	ok, err := l.rdb.SetNX(ctx, l.Key, token, 0).Result()
 	if err != nil || !ok {
-		return redislock.Lease{}, false, err
+		return hammerlock.Lease{}, false, err
 	}
 	if err := gap(ctx); err != nil {
-		return redislock.Lease{}, false, err
+		return hammerlock.Lease{}, false, err
 	}
 	if err := l.rdb.PExpire(ctx, l.Key, l.TTL).Err(); err != nil {
-		return redislock.Lease{}, false, err
+		return hammerlock.Lease{}, false, err
 	}
-	return redislock.Lease{Key: l.Key, Token: token}, true, nil
+	return hammerlock.Lease{Key: l.Key, Token: token}, true, nil
 }
 
 // setnxForever takes the lock without any TTL.
-func setnxForever(ctx context.Context, l *brokenLock, _ func(context.Context) error) (redislock.Lease, bool, error) {
+func setnxForever(ctx context.Context, l *brokenLock, _ func(context.Context) error) (hammerlock.Lease, bool, error) {
 	token := fmt.Sprint(rand.Int64())
 	ok, err := l.rdb.SetNX(ctx, l.Key, token, 0).Result()
-	return redislock.Lease{Key: l.Key, Token: token}, ok, err
+	return hammerlock.Lease{Key: l.Key, Token: token}, ok, err
 }
 
 // unconditionalSell decrements without AND available > 0.
-func unconditionalSell(s *inventory.Store) func(context.Context, inventory.Request) (inventory.Result, error) {
-	return func(ctx context.Context, r inventory.Request) (res inventory.Result, err error) {
+func unconditionalSell(s *seatdb.Store) func(context.Context, seatdb.Request) (seatdb.Result, error) {
+	return func(ctx context.Context, r seatdb.Request) (res seatdb.Result, err error) {
 		err = pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
 			err := tx.QueryRow(ctx, "UPDATE sectors SET available = available - 1 WHERE id = $1 RETURNING capacity - available",
 				r.Sector).Scan(&res.Seat)
@@ -216,7 +216,7 @@ func unconditionalSell(s *inventory.Store) func(context.Context, inventory.Reque
 			return err
 		})
 		if errors.Is(err, pgx.ErrNoRows) {
-			err = inventory.ErrSoldOut
+			err = seatdb.ErrSoldOut
 		}
 		return res, err
 	}
@@ -224,8 +224,8 @@ func unconditionalSell(s *inventory.Store) func(context.Context, inventory.Reque
 
 // unlockedSeatSell is skip-locked without FOR UPDATE SKIP LOCKED: it reads
 // the lowest free seat, then marks it sold whoever marked it meanwhile.
-func unlockedSeatSell(s *inventory.Store) func(context.Context, inventory.Request) (inventory.Result, error) {
-	return func(ctx context.Context, r inventory.Request) (res inventory.Result, err error) {
+func unlockedSeatSell(s *seatdb.Store) func(context.Context, seatdb.Request) (seatdb.Result, error) {
+	return func(ctx context.Context, r seatdb.Request) (res seatdb.Result, err error) {
 		err = pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
 			err := tx.QueryRow(ctx, "SELECT seat FROM seats WHERE sector_id = $1 AND sold_to IS NULL ORDER BY seat LIMIT 1",
 				r.Sector).Scan(&res.Seat)
@@ -243,7 +243,7 @@ func unlockedSeatSell(s *inventory.Store) func(context.Context, inventory.Reques
 			return err
 		})
 		if errors.Is(err, pgx.ErrNoRows) {
-			err = inventory.ErrSoldOut
+			err = seatdb.ErrSoldOut
 		}
 		return res, err
 	}

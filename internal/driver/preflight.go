@@ -171,7 +171,7 @@ func CheckServers(ctx context.Context, redisURL, pgURL string, opts []Options) e
 
 // minPostgres is the oldest PostgreSQL hammer races against, as
 // server_version_num: 12, the first with plan_cache_mode (see
-// inventory.Open).
+// seatdb.Open).
 const minPostgres = 120000
 
 // checkPostgres checks the server's version, the role's CREATE privilege

@@ -11,7 +11,7 @@ import (
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/latency"
 )
 
@@ -25,10 +25,10 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	began := time.Now()
 	o = o.withDefaults()
 	name := o.Scenario.Name
-	schema := inventory.SchemaName(o.RunID, name)
+	schema := seatdb.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"
 	br := BackendRace{Run: name, Schema: schema, KeyPrefix: prefix, PGURL: o.PGURL, Seats: o.Seats, LockTTL: o.LockTTL,
-		Ledger: inventory.Bound{Rows: inventory.LedgerLimit(o.Seats, recordsExpected(o)), Seats: o.Seats}}
+		Ledger: seatdb.Bound{Rows: seatdb.LedgerLimit(o.Seats, recordsExpected(o)), Seats: o.Seats}}
 	if err = o.Backend.Create(ctx, br); err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func readBackWait(o Options, began time.Time) time.Duration {
 // addReadBack records what was read back after the race, and why what
 // could not be read was not; a ledger cut short is recorded as such,
 // with the number of rows read.
-func (res *Result) addReadBack(back inventory.ReadBack) {
+func (res *Result) addReadBack(back seatdb.ReadBack) {
 	res.Sales, res.Sector, res.Run.NoCounter = back.Sales, back.Sector, back.NoCounter
 	if back.Truncated {
 		res.Run.LedgerTruncated = len(back.Sales)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/internal/driver"
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
@@ -21,7 +21,7 @@ const stallFor = 450 * time.Millisecond
 // does: nothing is injected, no fault event is recorded.
 func stallThirdSale(c *strategy.Contender, d strategy.Deps) {
 	sell := c.Sell
-	c.Sell = func(ctx context.Context, r inventory.Request) (inventory.Result, error) {
+	c.Sell = func(ctx context.Context, r seatdb.Request) (seatdb.Result, error) {
 		if n, err := d.Redis.Incr(ctx, d.LockKey+":stall").Result(); err == nil && n == 3 {
 			time.Sleep(stallFor)
 		}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -33,8 +33,8 @@ func (clockJump) At(ctx context.Context, w *Worker, h Hit) error {
 // holder go on.
 func (clockJump) Strike(ctx context.Context, c *Coordinator, t *Target) (string, error) {
 	return strikeMajority(ctx, c, t, func(ctx context.Context, m *majority) (string, error) {
-		l := redislock.New(m.nodes[m.victim], redislock.DefaultBackoff())
-		lease := redislock.Lease{Key: m.key, Token: m.token}
+		l := hammerlock.New(m.nodes[m.victim], hammerlock.DefaultBackoff())
+		lease := hammerlock.Lease{Key: m.key, Token: m.token}
 		ours, err := l.Extend(ctx, lease, time.Millisecond)
 		switch {
 		case err != nil:

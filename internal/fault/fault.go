@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
@@ -112,7 +112,7 @@ type Worker struct {
 	// process's client of it.
 	LockTTL time.Duration
 	LockKey string
-	Locker  *redislock.Locker
+	Locker  *hammerlock.Locker
 	// World is held for writing while the process is paused; heartbeats
 	// hold it for reading.
 	World *sync.RWMutex
@@ -138,7 +138,7 @@ type Hit struct {
 	Number int64
 	// Query runs statements in the sale's transaction at MidWrite; nil
 	// elsewhere.
-	Query inventory.Querier
+	Query seatdb.Querier
 }
 
 // Coordinator is what a fault can use in the coordinator.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 )
 
 // majority is a Redlock holder's hold on the nodes when a fault that
@@ -83,12 +83,12 @@ func narrow(ctx context.Context, c *Coordinator) (*majority, error) {
 	if m.token == "" {
 		return m, errors.New("no token held the lock on a majority of the nodes when the holder was struck")
 	}
-	q := redislock.Quorum(len(m.nodes))
+	q := hammerlock.Quorum(len(m.nodes))
 	m.kept, m.cut = m.held[:q], m.held[q:]
 	m.victim = m.kept[q-1] // q >= 2 and kept is in order: never node 0
 	for _, n := range m.cut {
-		l := redislock.New(m.nodes[n], redislock.DefaultBackoff())
-		if _, err := l.Release(ctx, redislock.Lease{Key: m.key, Token: m.token}); err != nil {
+		l := hammerlock.New(m.nodes[n], hammerlock.DefaultBackoff())
+		if _, err := l.Release(ctx, hammerlock.Lease{Key: m.key, Token: m.token}); err != nil {
 			return m, fmt.Errorf("take the holder's key from node %d: %w", n, err)
 		}
 	}
@@ -114,7 +114,7 @@ func (m *majority) majorityHolder(ctx context.Context) (string, []int) {
 		if v == "" {
 			continue
 		}
-		if on := holders(values, v); len(on) >= redislock.Quorum(len(m.nodes)) {
+		if on := holders(values, v); len(on) >= hammerlock.Quorum(len(m.nodes)) {
 			return v, on
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -57,7 +57,7 @@ func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
 		return "could not watch the lock: " + err.Error()
 	}
 	defer rdb.Close()
-	locker := redislock.New(rdb, redislock.DefaultBackoff())
+	locker := hammerlock.New(rdb, hammerlock.DefaultBackoff())
 	deadline := time.Now().Add(min(10*c.LockTTL, newHolderWait))
 	for time.Now().Before(deadline) {
 		if h, err := locker.Holder(ctx, c.LockKey); err == nil && h != "" {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -31,7 +31,7 @@ func latency(ctx context.Context, w *Worker, h Hit, d time.Duration, what string
 	return nil
 }
 
-func sleepIn(ctx context.Context, q inventory.Querier, d time.Duration) error {
+func sleepIn(ctx context.Context, q seatdb.Querier, d time.Duration) error {
 	if _, err := q.Exec(ctx, "SELECT pg_sleep($1)", d.Seconds()); err != nil {
 		return fmt.Errorf("inject latency: %w", err)
 	}

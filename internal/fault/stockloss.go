@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hammer-load/hammer/internal/stock"
+	"github.com/hammer-load/hammer/internal/redisstock"
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -51,7 +51,7 @@ func awaitHandedOut(ctx context.Context, c *Coordinator) string {
 		return "unknown progress (it could not be watched: " + err.Error() + ")"
 	}
 	defer rdb.Close()
-	counter := stock.New(rdb, c.StockKey)
+	counter := redisstock.New(rdb, c.StockKey)
 	left := int64(c.Seats)
 	for deadline := time.Now().Add(stockWait); time.Now().Before(deadline); {
 		if n, err := counter.Left(ctx); err == nil {
@@ -76,7 +76,7 @@ func counterHeld(ctx context.Context, c *Coordinator) string {
 		return "the counter could not be read: " + err.Error()
 	}
 	defer rdb.Close()
-	left, err := stock.New(rdb, c.StockKey).Left(ctx)
+	left, err := redisstock.New(rdb, c.StockKey).Left(ctx)
 	if err != nil {
 		return "the counter could not be read: " + err.Error()
 	}
@@ -102,7 +102,7 @@ func loseStock(ctx context.Context, c *Coordinator) (loss, error) {
 		return loss{}, err
 	}
 	defer rdb.Close()
-	if err := stock.New(rdb, c.StockKey).Seed(ctx, c.Seats); err != nil {
+	if err := redisstock.New(rdb, c.StockKey).Seed(ctx, c.Seats); err != nil {
 		return loss{}, err
 	}
 	return loss{how: how}, nil

@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/internal/health"
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
 func TestFailure(t *testing.T) {
@@ -45,8 +45,8 @@ func TestFailure(t *testing.T) {
 		{"redis no password", redisReply("NOAUTH Authentication required."), true},
 		{"redis wrong password", redisReply("WRONGPASS invalid username-password pair or user is disabled."), true},
 		{"redis wrong type", redisReply("WRONGTYPE Operation against a key holding the wrong kind of value"), false},
-		{"sold out", inventory.ErrSoldOut, false},
-		{"fenced", fmt.Errorf("write: %w", inventory.ErrFenced), false},
+		{"sold out", seatdb.ErrSoldOut, false},
+		{"fenced", fmt.Errorf("write: %w", seatdb.ErrFenced), false},
 		{"anything else", errors.New("boom"), false},
 	}
 	for _, tt := range tests {

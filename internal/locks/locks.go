@@ -7,7 +7,7 @@
 // defaults for everything that does not depend on the race's lock TTL;
 // the race gives it the lock key (so the faults find the holder), the TTL
 // and the lock wait. What the library says maps onto hammer's outcomes:
-// a lock it gave up on is redislock.ErrTimeout (the lock_timeout outcome),
+// a lock it gave up on is hammerlock.ErrTimeout (the lock_timeout outcome),
 // a lock that was no longer ours on release or extension is false, and
 // anything else is an error (a failing Redis is the world's failure, as
 // for hammer's lock).

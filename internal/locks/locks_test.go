@@ -9,9 +9,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/health"
 	"github.com/hammer-load/hammer/internal/locks"
-	"github.com/hammer-load/hammer/internal/redislock"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/scenarios"
@@ -43,7 +43,7 @@ func newLock(t *testing.T, l scenarios.Lock, ttl, wait time.Duration) (strategy.
 // TestAcquireAndRelease: the library keeps its holder's token under the
 // race's key with the race's TTL, where the faults look for the holder;
 // a second contender gives up after the lock wait with
-// redislock.ErrTimeout (the lock_timeout outcome); the owner's release
+// hammerlock.ErrTimeout (the lock_timeout outcome); the owner's release
 // deletes the key.
 func TestAcquireAndRelease(t *testing.T) {
 	ctx := context.Background()
@@ -61,8 +61,8 @@ func TestAcquireAndRelease(t *testing.T) {
 				t.Errorf("lock TTL %s, want (0, 1m]", ttl)
 			}
 			start := time.Now()
-			if _, err := lock.Acquire(ctx, nil, nil); !errors.Is(err, redislock.ErrTimeout) {
-				t.Fatalf("acquire while held: %v, want redislock.ErrTimeout", err)
+			if _, err := lock.Acquire(ctx, nil, nil); !errors.Is(err, hammerlock.ErrTimeout) {
+				t.Fatalf("acquire while held: %v, want hammerlock.ErrTimeout", err)
 			}
 			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("gave up after %s, want about the 300ms lock wait", d)
@@ -145,7 +145,7 @@ func TestCancelledWait(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
 			_, err := lock.Acquire(ctx, nil, nil)
-			if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, redislock.ErrTimeout) {
+			if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, hammerlock.ErrTimeout) {
 				t.Fatalf("acquire with an ended context: %v, want the context's error", err)
 			}
 		})
@@ -161,7 +161,7 @@ func TestDeadRedis(t *testing.T) {
 	defer rdb.Close()
 	lock := locks.NewRedislock(rdb, locks.Settings{Key: "hammer:test:dead", TTL: time.Second, Wait: time.Minute})
 	_, err := lock.Acquire(context.Background(), nil, nil)
-	if err == nil || errors.Is(err, redislock.ErrTimeout) || !health.Failure(err) {
+	if err == nil || errors.Is(err, hammerlock.ErrTimeout) || !health.Failure(err) {
 		t.Fatalf("acquire on a dead Redis: %v, want a Redis failure", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	bsmlock "github.com/bsm/redislock"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -42,11 +42,11 @@ func NewRedislock(rdb redis.UniversalClient, s Settings) *Redislock {
 
 // Acquire obtains the lock on the race's key, one try of the library's
 // Obtain every RedislockRetry until the lock wait ends
-// (redislock.ErrTimeout): the library's linear retry, looped here so that
+// (hammerlock.ErrTimeout): the library's linear retry, looped here so that
 // the try that took the lock is dated (Lease.Sent). The library gives up
 // at the first error of a try, which is returned as it is; the rng and
 // the gap are not used.
-func (l *Redislock) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Context) error) (redislock.Lease, error) {
+func (l *Redislock) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Context) error) (hammerlock.Lease, error) {
 	wctx, cancel := context.WithTimeout(ctx, l.s.Wait)
 	defer cancel()
 	pause := time.NewTimer(0)
@@ -56,21 +56,21 @@ func (l *Redislock) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Co
 		lock, err := l.client.Obtain(wctx, l.s.Key, l.s.TTL, nil) // nil: one try
 		switch {
 		case err == nil:
-			return redislock.Lease{Key: l.s.Key, Token: lock.Token(), Held: lock, Sent: sent}, nil
+			return hammerlock.Lease{Key: l.s.Key, Token: lock.Token(), Held: lock, Sent: sent}, nil
 		case ctx.Err() != nil:
-			return redislock.Lease{}, ctx.Err()
+			return hammerlock.Lease{}, ctx.Err()
 		case wctx.Err() != nil:
-			return redislock.Lease{}, fmt.Errorf("redislock gave up: %w (%v)", redislock.ErrTimeout, err)
+			return hammerlock.Lease{}, fmt.Errorf("redislock gave up: %w (%v)", hammerlock.ErrTimeout, err)
 		case !errors.Is(err, bsmlock.ErrNotObtained):
-			return redislock.Lease{}, fmt.Errorf("redislock obtain: %w", err)
+			return hammerlock.Lease{}, fmt.Errorf("redislock obtain: %w", err)
 		}
 		pause.Reset(RedislockRetry)
 		select {
 		case <-wctx.Done():
 			if ctx.Err() != nil {
-				return redislock.Lease{}, ctx.Err()
+				return hammerlock.Lease{}, ctx.Err()
 			}
-			return redislock.Lease{}, fmt.Errorf("redislock gave up: %w (%v)", redislock.ErrTimeout, bsmlock.ErrNotObtained)
+			return hammerlock.Lease{}, fmt.Errorf("redislock gave up: %w (%v)", hammerlock.ErrTimeout, bsmlock.ErrNotObtained)
 		case <-pause.C:
 		}
 	}
@@ -78,7 +78,7 @@ func (l *Redislock) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Co
 
 // Release releases the lease's lock; false when the key held another
 // token, or none (ErrLockNotHeld).
-func (l *Redislock) Release(ctx context.Context, lease redislock.Lease) (bool, error) {
+func (l *Redislock) Release(ctx context.Context, lease hammerlock.Lease) (bool, error) {
 	lock, err := bsmLock(lease)
 	if err != nil {
 		return false, err
@@ -88,7 +88,7 @@ func (l *Redislock) Release(ctx context.Context, lease redislock.Lease) (bool, e
 
 // Extend refreshes the lease's lock to the race's TTL; false when the key
 // held another token, or none (ErrNotObtained).
-func (l *Redislock) Extend(ctx context.Context, lease redislock.Lease) (bool, error) {
+func (l *Redislock) Extend(ctx context.Context, lease hammerlock.Lease) (bool, error) {
 	lock, err := bsmLock(lease)
 	if err != nil {
 		return false, err
@@ -110,7 +110,7 @@ func answered(op string, err, notOurs error) (bool, error) {
 }
 
 // bsmLock is the lock a lease of Redislock holds.
-func bsmLock(lease redislock.Lease) (*bsmlock.Lock, error) {
+func bsmLock(lease hammerlock.Lease) (*bsmlock.Lock, error) {
 	lock, ok := lease.Held.(*bsmlock.Lock)
 	if !ok {
 		return nil, fmt.Errorf("redislock: the lease of %s was not handed out by bsm/redislock", lease.Key)

@@ -11,7 +11,7 @@ import (
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/strategy"
 )
 
@@ -38,7 +38,7 @@ func NewRedsync(nodes []redis.UniversalClient, s Settings) *Redsync {
 }
 
 // Acquire locks a new Mutex on the race's key with LockContext, bounded
-// by the lock wait. Redsync giving up is redislock.ErrTimeout: its tries
+// by the lock wait. Redsync giving up is hammerlock.ErrTimeout: its tries
 // spent with the lock still taken, or its last try out of the time
 // redsync gives each try (5% of the expiry: 25 ms for a 500 ms TTL, spent
 // waiting for a connection of the worker's pool as much as on Redis), a
@@ -46,7 +46,7 @@ func NewRedsync(nodes []redis.UniversalClient, s Settings) *Redsync {
 // Redis that stops answering is seen by the race's health watch). The rng
 // and the gap are not used: the library has its own random delays and
 // one command per try.
-func (l *Redsync) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Context) error) (redislock.Lease, error) {
+func (l *Redsync) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Context) error) (hammerlock.Lease, error) {
 	m := l.rs.NewMutex(l.s.Key, redsync.WithExpiry(l.s.TTL))
 	wctx, cancel := context.WithTimeout(ctx, l.s.Wait)
 	defer cancel()
@@ -56,18 +56,18 @@ func (l *Redsync) Acquire(ctx context.Context, _ *rand.Rand, _ func(context.Cont
 		// redsync dates the lock from the start of the try that took it:
 		// Until is that start plus the expiry less its drift allowance, so
 		// Until less the expiry is no later than the try was sent.
-		return redislock.Lease{Key: l.s.Key, Token: m.Value(), Held: m, Sent: m.Until().Add(-l.s.TTL)}, nil
+		return hammerlock.Lease{Key: l.s.Key, Token: m.Value(), Held: m, Sent: m.Until().Add(-l.s.TTL)}, nil
 	case ctx.Err() != nil:
-		return redislock.Lease{}, ctx.Err()
+		return hammerlock.Lease{}, ctx.Err()
 	case wctx.Err() != nil, gaveUp(err):
-		return redislock.Lease{}, fmt.Errorf("redsync gave up: %w (%v)", redislock.ErrTimeout, err)
+		return hammerlock.Lease{}, fmt.Errorf("redsync gave up: %w (%v)", hammerlock.ErrTimeout, err)
 	}
-	return redislock.Lease{}, fmt.Errorf("redsync lock: %w", err)
+	return hammerlock.Lease{}, fmt.Errorf("redsync lock: %w", err)
 }
 
 // Release unlocks the lease's Mutex with UnlockContext; false when the key
 // held another token, or none.
-func (l *Redsync) Release(ctx context.Context, lease redislock.Lease) (bool, error) {
+func (l *Redsync) Release(ctx context.Context, lease hammerlock.Lease) (bool, error) {
 	m, err := mutex(lease)
 	if err != nil {
 		return false, err
@@ -78,7 +78,7 @@ func (l *Redsync) Release(ctx context.Context, lease redislock.Lease) (bool, err
 
 // Extend resets the lease's expiry with the Mutex's ExtendContext; false
 // when the key held another token, or none.
-func (l *Redsync) Extend(ctx context.Context, lease redislock.Lease) (bool, error) {
+func (l *Redsync) Extend(ctx context.Context, lease hammerlock.Lease) (bool, error) {
 	m, err := mutex(lease)
 	if err != nil {
 		return false, err
@@ -101,7 +101,7 @@ func held(op string, ours bool, err error) (bool, error) {
 }
 
 // mutex is the Mutex a lease of Redsync holds.
-func mutex(lease redislock.Lease) (*redsync.Mutex, error) {
+func mutex(lease hammerlock.Lease) (*redsync.Mutex, error) {
 	m, ok := lease.Held.(*redsync.Mutex)
 	if !ok {
 		return nil, fmt.Errorf("redsync: the lease of %s was not handed out by redsync", lease.Key)

@@ -94,7 +94,7 @@ func probeRedisRights(ctx context.Context, opts *redis.Options) error {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	key := "hammer:probe:" + hex.EncodeToString(b[:])
-	channel := key + ":released" // as redislock.ReleasedChannel
+	channel := key + ":released" // as hammerlock.ReleasedChannel
 	c := redis.NewClient(opts)
 	defer c.Close()
 	sum := sha1.Sum([]byte(probeScript))

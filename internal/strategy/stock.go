@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/stock"
+	"github.com/hammer-load/hammer/internal/redisstock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
 // Stock admits contenders: a stock counter that hands out the seats left.
@@ -16,14 +16,14 @@ type Stock interface {
 	Take(ctx context.Context) (left int64, ok bool, err error)
 }
 
-var _ Stock = (*stock.Counter)(nil)
+var _ Stock = (*redisstock.Counter)(nil)
 
 // Seller takes a seat in PostgreSQL, as inventory's sales do.
-type Seller func(context.Context, inventory.Request) (inventory.Result, error)
+type Seller func(context.Context, seatdb.Request) (seatdb.Result, error)
 
 // Gated is a sale behind a stock counter: a contender the counter refuses
 // is told sold out without touching PostgreSQL; one it admits is sold by
-// sell, which is handed what the counter had left (inventory.Request.Left).
+// sell, which is handed what the counter had left (seatdb.Request.Left).
 // With a sell that checks PostgreSQL's own count (redis-gate: the
 // conditional UPDATE), the database is the backstop when the counter is
 // wrong; with one that trusts the counter (counter-only), nothing is.
@@ -31,13 +31,13 @@ type Seller func(context.Context, inventory.Request) (inventory.Result, error)
 // An admission is not given back when the sale then fails: the counter can
 // only undercount, leaving a seat unsold, never admit a seat twice itself.
 func Gated(st Stock, sell Seller) Seller {
-	return func(ctx context.Context, r inventory.Request) (inventory.Result, error) {
+	return func(ctx context.Context, r seatdb.Request) (seatdb.Result, error) {
 		left, ok, err := st.Take(ctx)
 		if err != nil {
-			return inventory.Result{}, admitError{err}
+			return seatdb.Result{}, admitError{err}
 		}
 		if !ok {
-			return inventory.Result{}, inventory.ErrSoldOut
+			return seatdb.Result{}, seatdb.ErrSoldOut
 		}
 		r.Left = left
 		return sell(ctx, r)

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/stock"
+	"github.com/hammer-load/hammer/internal/redisstock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -43,10 +43,10 @@ func TestGatedOutcome(t *testing.T) {
 	}{
 		{name: "admitted and sold", stock: fakeStock{left: 4, ok: true}, want: history.Sold, wantSeat: 3, wantSold: true, wantLeft: 4},
 		{name: "refused: sold out without a sale", stock: fakeStock{}, want: history.SoldOut},
-		{name: "admitted, the backstop says sold out", stock: fakeStock{left: 0, ok: true}, sellErr: inventory.ErrSoldOut, want: history.SoldOut, wantSold: true},
-		{name: "admitted, duplicate request", stock: fakeStock{left: 2, ok: true}, sellErr: inventory.ErrDuplicate, want: history.Rejected, wantErr: inventory.ErrDuplicate.Error(), wantSold: true, wantLeft: 2},
+		{name: "admitted, the backstop says sold out", stock: fakeStock{left: 0, ok: true}, sellErr: seatdb.ErrSoldOut, want: history.SoldOut, wantSold: true},
+		{name: "admitted, duplicate request", stock: fakeStock{left: 2, ok: true}, sellErr: seatdb.ErrDuplicate, want: history.Rejected, wantErr: seatdb.ErrDuplicate.Error(), wantSold: true, wantLeft: 2},
 		{name: "counter down: redis", stock: fakeStock{err: fmt.Errorf("take: %w", refused)}, want: history.Error, wantErr: "admission: take: " + refused.Error(), wantInfra: history.ServerRedis},
-		{name: "counter missing: not the world's", stock: fakeStock{err: stock.ErrMissing}, want: history.Error, wantErr: "admission: " + stock.ErrMissing.Error()},
+		{name: "counter missing: not the world's", stock: fakeStock{err: redisstock.ErrMissing}, want: history.Error, wantErr: "admission: " + redisstock.ErrMissing.Error()},
 		{name: "admitted, postgres down", stock: fakeStock{left: 1, ok: true}, sellErr: reset, want: history.Error, wantErr: reset.Error(), wantInfra: history.ServerPostgreSQL, wantSold: true, wantLeft: 1},
 	}
 	for _, tt := range tests {
@@ -55,7 +55,7 @@ func TestGatedOutcome(t *testing.T) {
 				st := tt.stock
 				s := &fakeSell{err: tt.sellErr}
 				sold := false
-				c := &Contender{Mode: mode, Sector: 4, Sell: Gated(&st, func(ctx context.Context, r inventory.Request) (inventory.Result, error) {
+				c := &Contender{Mode: mode, Sector: 4, Sell: Gated(&st, func(ctx context.Context, r seatdb.Request) (seatdb.Result, error) {
 					sold = true
 					return s.sell(ctx, r)
 				})}
@@ -77,7 +77,7 @@ func TestGatedOutcome(t *testing.T) {
 // to the modes that take one.
 func TestNewWiresEveryMode(t *testing.T) {
 	for _, mode := range scenarios.Modes() {
-		c := New(mode, Deps{Store: &inventory.Store{}, StockKey: "k"})
+		c := New(mode, Deps{Store: &seatdb.Store{}, StockKey: "k"})
 		if c.Sell == nil || (c.Lock != nil) != mode.UsesLock() {
 			t.Errorf("%s: sale set %v, lock set %v; want a sale, lock %v", mode, c.Sell != nil, c.Lock != nil, mode.UsesLock())
 		}

@@ -15,10 +15,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/health"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
-	"github.com/hammer-load/hammer/internal/stock"
+	"github.com/hammer-load/hammer/internal/redisstock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -43,7 +43,7 @@ const (
 // Faults injects failures at the points of an attempt. q runs statements in
 // the sale's transaction at MidWrite and is nil elsewhere.
 type Faults interface {
-	At(ctx context.Context, a *history.Attempt, p Point, q inventory.Querier) error
+	At(ctx context.Context, a *history.Attempt, p Point, q seatdb.Querier) error
 	// Done is told when the attempt is over, whatever happened to it.
 	Done(a *history.Attempt)
 }
@@ -52,18 +52,18 @@ type Faults interface {
 type Lock interface {
 	// Acquire takes the lock, waiting as the lock's policy says. A lock
 	// made of several commands calls gap between them.
-	Acquire(ctx context.Context, rng *rand.Rand, gap func(context.Context) error) (redislock.Lease, error)
+	Acquire(ctx context.Context, rng *rand.Rand, gap func(context.Context) error) (hammerlock.Lease, error)
 	// Release gives the lock back; false means it was no longer ours.
-	Release(ctx context.Context, l redislock.Lease) (bool, error)
+	Release(ctx context.Context, l hammerlock.Lease) (bool, error)
 	// Extend resets the lock's TTL; false means it was no longer ours.
-	Extend(ctx context.Context, l redislock.Lease) (bool, error)
+	Extend(ctx context.Context, l hammerlock.Lease) (bool, error)
 }
 
 // Contender holds what every attempt of one mode needs.
 type Contender struct {
 	Mode   scenarios.Mode
 	Lock   Lock // nil for modes without a lock
-	Sell   func(context.Context, inventory.Request) (inventory.Result, error)
+	Sell   func(context.Context, seatdb.Request) (seatdb.Result, error)
 	Sector int
 	// Faults is nil when nothing is injected.
 	Faults Faults
@@ -82,8 +82,8 @@ type Contender struct {
 // Deps are what New wires a contender from.
 type Deps struct {
 	Redis    redis.Cmdable
-	Locker   *redislock.Locker
-	Store    *inventory.Store
+	Locker   *hammerlock.Locker
+	Store    *seatdb.Store
 	Sector   int
 	LockKey  string
 	FenceKey string
@@ -135,9 +135,9 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 	case scenarios.SkipLocked:
 		c.Sell = d.Store.SellSkipLocked
 	case scenarios.RedisGate:
-		c.Sell = Gated(stock.New(d.Redis, d.StockKey), d.Store.SellAtomic)
+		c.Sell = Gated(redisstock.New(d.Redis, d.StockKey), d.Store.SellAtomic)
 	case scenarios.CounterOnly:
-		c.Sell = Gated(stock.New(d.Redis, d.StockKey), d.Store.SellCounted)
+		c.Sell = Gated(redisstock.New(d.Redis, d.StockKey), d.Store.SellCounted)
 	}
 	if d.Extend && c.Lock != nil {
 		c.ExtendEvery = d.LockTTL / 3
@@ -161,12 +161,12 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 			c.Faults.Done(a)
 		}
 	}()
-	req := inventory.Request{
+	req := seatdb.Request{
 		Sector:    c.Sector,
 		RequestID: a.RequestID,
 		Worker:    WorkerName(a.Proc, a.Goroutine),
 		StartedAt: time.Unix(0, a.Invoke),
-		MidWrite: func(ctx context.Context, q inventory.Querier) error {
+		MidWrite: func(ctx context.Context, q seatdb.Querier) error {
 			return c.at(ctx, a, MidWrite, q)
 		},
 	}
@@ -199,12 +199,12 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 	switch {
 	case err == nil:
 		a.Outcome, a.Seat = history.Sold, res.Seat
-	case errors.Is(err, inventory.ErrSoldOut):
+	case errors.Is(err, seatdb.ErrSoldOut):
 		a.Outcome = history.SoldOut
 		if c.SoldOut != nil {
 			_ = c.SoldOut.Set(ctx) // a hint that failed to spread only costs others a wait
 		}
-	case errors.Is(err, inventory.ErrFenced), errors.Is(err, inventory.ErrDuplicate):
+	case errors.Is(err, seatdb.ErrFenced), errors.Is(err, seatdb.ErrDuplicate):
 		a.Outcome, a.Err = history.Rejected, err.Error()
 	default:
 		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(saleServer(err), err)
@@ -217,12 +217,12 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 // acquire takes the lock for attempt a; ok is false when it did not, with
 // a's outcome said. A contender that learns from the sold-out hint that the
 // sector sold out answers "sold out" without the lock.
-func (c *Contender) acquire(ctx context.Context, a *history.Attempt, rng *rand.Rand) (redislock.Lease, bool) {
+func (c *Contender) acquire(ctx context.Context, a *history.Attempt, rng *rand.Rand) (hammerlock.Lease, bool) {
 	actx := ctx
 	if c.SoldOut != nil {
 		if c.SoldOut.Known() {
 			a.Outcome, a.Hinted = history.SoldOut, true
-			return redislock.Lease{}, false
+			return hammerlock.Lease{}, false
 		}
 		var stop func()
 		actx, stop = c.SoldOut.Bind(ctx)
@@ -234,12 +234,12 @@ func (c *Contender) acquire(ctx context.Context, a *history.Attempt, rng *rand.R
 		return lease, true
 	case errors.Is(context.Cause(actx), ErrHintedSoldOut) && ctx.Err() == nil:
 		a.Outcome, a.Hinted = history.SoldOut, true
-	case errors.Is(err, redislock.ErrTimeout):
+	case errors.Is(err, hammerlock.ErrTimeout):
 		a.Outcome = history.LockTimeout
 	default:
 		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerRedis, err)
 	}
-	return redislock.Lease{}, false
+	return hammerlock.Lease{}, false
 }
 
 // failed names server when err is an infrastructure failure, else "".
@@ -250,7 +250,7 @@ func failed(server string, err error) string {
 	return ""
 }
 
-func (c *Contender) at(ctx context.Context, a *history.Attempt, p Point, q inventory.Querier) error {
+func (c *Contender) at(ctx context.Context, a *history.Attempt, p Point, q seatdb.Querier) error {
 	if c.Faults == nil {
 		return nil
 	}
@@ -262,7 +262,7 @@ func (c *Contender) at(ctx context.Context, a *history.Attempt, p Point, q inven
 // one failed (0: never), so that a lock lost despite its heartbeat can be
 // told from a heartbeat that never ran. Without ExtendEvery it does
 // nothing.
-func (c *Contender) heartbeat(ctx context.Context, lease redislock.Lease) (stop func() (extended, failed int64)) {
+func (c *Contender) heartbeat(ctx context.Context, lease hammerlock.Lease) (stop func() (extended, failed int64)) {
 	if c.ExtendEvery <= 0 {
 		return func() (int64, int64) { return 0, 0 }
 	}
@@ -307,7 +307,7 @@ func (c *Contender) heartbeat(ctx context.Context, lease redislock.Lease) (stop 
 
 // release gives the lock back. A failed release does not change the
 // attempt's outcome (the sale is decided by then) but is recorded.
-func (c *Contender) release(ctx context.Context, a *history.Attempt, lease redislock.Lease) {
+func (c *Contender) release(ctx context.Context, a *history.Attempt, lease hammerlock.Lease) {
 	a.LockReleasing = now()
 	ours, err := c.Lock.Release(context.WithoutCancel(ctx), lease)
 	a.LockReleased = now()
@@ -322,7 +322,7 @@ func (c *Contender) release(ctx context.Context, a *history.Attempt, lease redis
 // RedisLock is the lock under test: SET NX PX with a random token, released
 // by the owner-checked script, optionally handing out fencing tokens.
 type RedisLock struct {
-	Locker *redislock.Locker
+	Locker *hammerlock.Locker
 	Key    string
 	// FenceKey, if set, makes the lock fenced: every acquisition also
 	// increments this counter and the lease carries the new value.
@@ -338,13 +338,13 @@ type RedisLock struct {
 var _ Lock = (*RedisLock)(nil)
 
 // Acquire takes the lock, retrying for up to Wait.
-func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.Context) error) (redislock.Lease, error) {
+func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.Context) error) (hammerlock.Lease, error) {
 	tries := 0
-	claim := &redislock.Claim{TTL: l.TTL, FenceKey: l.FenceKey}
-	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, claim, func() (redislock.Lease, bool, error) {
+	claim := &hammerlock.Claim{TTL: l.TTL, FenceKey: l.FenceKey}
+	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, claim, func() (hammerlock.Lease, bool, error) {
 		if tries > 0 && l.SoldOut != nil && l.SoldOut.Known() {
 			// Sold out: ctx is about to end the wait; no need to take the lock.
-			return redislock.Lease{}, false, nil
+			return hammerlock.Lease{}, false, nil
 		}
 		lease, ok, err := l.try(ctx)
 		if tries++; tries == 1 && !ok && err == nil && l.SoldOut != nil {
@@ -355,7 +355,7 @@ func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.
 }
 
 // try makes one attempt at the lock, fenced or not.
-func (l *RedisLock) try(ctx context.Context) (redislock.Lease, bool, error) {
+func (l *RedisLock) try(ctx context.Context) (hammerlock.Lease, bool, error) {
 	if l.FenceKey != "" {
 		return l.Locker.TryAcquireFenced(ctx, l.Key, l.FenceKey, l.TTL)
 	}
@@ -363,12 +363,12 @@ func (l *RedisLock) try(ctx context.Context) (redislock.Lease, bool, error) {
 }
 
 // Release deletes the lock if it is still ours.
-func (l *RedisLock) Release(ctx context.Context, lease redislock.Lease) (bool, error) {
+func (l *RedisLock) Release(ctx context.Context, lease hammerlock.Lease) (bool, error) {
 	return l.Locker.Release(ctx, lease)
 }
 
 // Extend resets the TTL if the lock is still ours.
-func (l *RedisLock) Extend(ctx context.Context, lease redislock.Lease) (bool, error) {
+func (l *RedisLock) Extend(ctx context.Context, lease hammerlock.Lease) (bool, error) {
 	return l.Locker.Extend(ctx, lease, l.TTL)
 }
 

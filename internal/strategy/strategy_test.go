@@ -16,8 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/inventory"
-	"github.com/hammer-load/hammer/internal/redislock"
+	"github.com/hammer-load/hammer/internal/hammerlock"
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -25,14 +25,14 @@ import (
 // granting, as a planted lock made of several commands does. Extend runs on
 // the heartbeat goroutine, so its log is guarded by mu.
 type fakeLock struct {
-	lease      redislock.Lease
+	lease      hammerlock.Lease
 	acquireErr error
 	gap        bool
 	lost       bool  // Release reports the lock was no longer ours
 	releaseErr error // Release fails
 	extend     func(n int) (bool, error)
 
-	releases      []redislock.Lease
+	releases      []hammerlock.Lease
 	releaseCtxErr error // ctx.Err() seen by Release
 
 	mu      sync.Mutex
@@ -45,21 +45,21 @@ type extendCall struct {
 	ok bool
 }
 
-func (l *fakeLock) Acquire(ctx context.Context, _ *rand.Rand, gap func(context.Context) error) (redislock.Lease, error) {
+func (l *fakeLock) Acquire(ctx context.Context, _ *rand.Rand, gap func(context.Context) error) (hammerlock.Lease, error) {
 	if l.gap {
 		if err := gap(ctx); err != nil {
-			return redislock.Lease{}, err
+			return hammerlock.Lease{}, err
 		}
 	}
 	return l.lease, l.acquireErr
 }
 
-func (l *fakeLock) Release(ctx context.Context, lease redislock.Lease) (bool, error) {
+func (l *fakeLock) Release(ctx context.Context, lease hammerlock.Lease) (bool, error) {
 	l.releases, l.releaseCtxErr = append(l.releases, lease), ctx.Err()
 	return !l.lost, l.releaseErr
 }
 
-func (l *fakeLock) Extend(context.Context, redislock.Lease) (bool, error) {
+func (l *fakeLock) Extend(context.Context, hammerlock.Lease) (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ours, err := l.extend(len(l.extends) + 1)
@@ -80,19 +80,19 @@ type fakeSell struct {
 	read   *int
 	err    error
 	during func(context.Context) // runs first, e.g. to wait for heartbeats
-	req    inventory.Request
-	res    inventory.Result
+	req    seatdb.Request
+	res    seatdb.Result
 }
 
-func (s *fakeSell) sell(ctx context.Context, r inventory.Request) (inventory.Result, error) {
+func (s *fakeSell) sell(ctx context.Context, r seatdb.Request) (seatdb.Result, error) {
 	if s.during != nil {
 		s.during(ctx)
 	}
-	s.req, s.res = r, inventory.Result{Read: s.read}
+	s.req, s.res = r, seatdb.Result{Read: s.read}
 	if s.read != nil {
 		s.res.ReadAt = time.Now()
 	}
-	if errors.Is(s.err, inventory.ErrSoldOut) || errors.Is(s.err, inventory.ErrFenced) {
+	if errors.Is(s.err, seatdb.ErrSoldOut) || errors.Is(s.err, seatdb.ErrFenced) {
 		return s.res, s.err
 	}
 	if err := r.MidWrite(ctx, fakeQuerier{}); err != nil {
@@ -106,7 +106,7 @@ func (s *fakeSell) sell(ctx context.Context, r inventory.Request) (inventory.Res
 
 // fakeQuerier stands in for the transaction handed to MidWrite; nothing
 // runs on it.
-type fakeQuerier struct{ inventory.Querier }
+type fakeQuerier struct{ seatdb.Querier }
 
 // fakeFaults records the points reached (and whether a Querier came with
 // each), fails at the points in errs, and records when Done is called.
@@ -121,7 +121,7 @@ type fakeFaults struct {
 	completeAt int64 // a.Complete when Done was called
 }
 
-func (f *fakeFaults) At(_ context.Context, a *history.Attempt, p Point, q inventory.Querier) error {
+func (f *fakeFaults) At(_ context.Context, a *history.Attempt, p Point, q seatdb.Querier) error {
 	f.foreign = f.foreign || a != f.a
 	f.afterDone = f.afterDone || f.done > 0
 	f.points, f.withQ = append(f.points, p), append(f.withQ, q != nil)
@@ -142,7 +142,7 @@ func run(ctx context.Context, t *testing.T, mode scenarios.Mode, l *fakeLock, s 
 	a := &history.Attempt{Run: "r", Mode: mode, Proc: 1, Goroutine: 2, RequestID: "p1-g2-0"}
 	c := &Contender{Mode: mode, Sell: s.sell, Sector: 4}
 	if mode.UsesLock() {
-		l.lease, c.Lock = redislock.Lease{Key: "lock:4", Token: "tok", Fence: fence(mode)}, l
+		l.lease, c.Lock = hammerlock.Lease{Key: "lock:4", Token: "tok", Fence: fence(mode)}, l
 	}
 	if f != nil { // not a typed nil in the interface
 		f.a, c.Faults = a, f
@@ -205,8 +205,8 @@ func TestAttemptOutcome(t *testing.T) {
 		wantLost, held, sold bool
 	}{
 		// Acquire fails: no lock, no sale, no release.
-		{name: "lock wait timed out", modes: lockModes, acquireErr: redislock.ErrTimeout, want: history.LockTimeout},
-		{name: "lock wait timed out, wrapped", modes: lockModes, acquireErr: fmt.Errorf("acquire: %w", redislock.ErrTimeout), want: history.LockTimeout},
+		{name: "lock wait timed out", modes: lockModes, acquireErr: hammerlock.ErrTimeout, want: history.LockTimeout},
+		{name: "lock wait timed out, wrapped", modes: lockModes, acquireErr: fmt.Errorf("acquire: %w", hammerlock.ErrTimeout), want: history.LockTimeout},
 		{name: "acquire: redis refused", modes: lockModes, acquireErr: refused, want: history.Error, wantErr: refused.Error(), wantInfra: history.ServerRedis},
 		{name: "acquire: redis pool timeout", modes: lockModes, acquireErr: redis.ErrPoolTimeout, want: history.Error, wantErr: redis.ErrPoolTimeout.Error(), wantInfra: history.ServerRedis},
 		{name: "acquire: strategy error", modes: lockModes, acquireErr: strategyE, want: history.Error, wantErr: "strategy broke"},
@@ -218,10 +218,10 @@ func TestAttemptOutcome(t *testing.T) {
 		{name: "sold after a read", modes: readModes, read: intp(5), want: history.Sold, wantSeat: 3, held: true, sold: true},
 		{name: "sold atomically", modes: atomicModes, want: history.Sold, wantSeat: 3, held: true, sold: true},
 		{name: "sold without faults", modes: allModes, noFaults: true, want: history.Sold, wantSeat: 3, held: true, sold: true},
-		{name: "sold out after a read", modes: readModes, read: intp(0), sellErr: inventory.ErrSoldOut, want: history.SoldOut, held: true, sold: true},
-		{name: "sold out atomically", modes: atomicModes, sellErr: inventory.ErrSoldOut, want: history.SoldOut, held: true, sold: true},
-		{name: "fenced out", modes: []scenarios.Mode{scenarios.Fenced}, sellErr: inventory.ErrFenced, want: history.Rejected, wantErr: inventory.ErrFenced.Error(), held: true, sold: true},
-		{name: "duplicate request, wrapped", modes: allModes, sellErr: fmt.Errorf("insert sale: %w", inventory.ErrDuplicate), want: history.Rejected, wantErr: "insert sale: " + inventory.ErrDuplicate.Error(), held: true, sold: true},
+		{name: "sold out after a read", modes: readModes, read: intp(0), sellErr: seatdb.ErrSoldOut, want: history.SoldOut, held: true, sold: true},
+		{name: "sold out atomically", modes: atomicModes, sellErr: seatdb.ErrSoldOut, want: history.SoldOut, held: true, sold: true},
+		{name: "fenced out", modes: []scenarios.Mode{scenarios.Fenced}, sellErr: seatdb.ErrFenced, want: history.Rejected, wantErr: seatdb.ErrFenced.Error(), held: true, sold: true},
+		{name: "duplicate request, wrapped", modes: allModes, sellErr: fmt.Errorf("insert sale: %w", seatdb.ErrDuplicate), want: history.Rejected, wantErr: "insert sale: " + seatdb.ErrDuplicate.Error(), held: true, sold: true},
 		{name: "postgres connection failure 08006", modes: allModes, sellErr: &pgconn.PgError{Code: "08006"}, want: history.Error, wantErr: (&pgconn.PgError{Code: "08006"}).Error(), wantInfra: history.ServerPostgreSQL, held: true, sold: true},
 		{name: "postgres shutting down 57P01 after the read", modes: readModes, read: intp(4), sellErr: &pgconn.PgError{Code: "57P01"}, want: history.Error, wantErr: (&pgconn.PgError{Code: "57P01"}).Error(), wantInfra: history.ServerPostgreSQL, held: true, sold: true},
 		{name: "postgres connection reset", modes: allModes, sellErr: fmt.Errorf("write sector: %w", reset), want: history.Error, wantErr: "write sector: " + reset.Error(), wantInfra: history.ServerPostgreSQL, held: true, sold: true},
@@ -235,7 +235,7 @@ func TestAttemptOutcome(t *testing.T) {
 		{name: "mid-write fault: redis fault counter down", modes: allModes, faults: map[Point]error{MidWrite: fmt.Errorf("fault counter: %w", reset)}, want: history.Error, wantErr: "fault counter: " + reset.Error(), wantInfra: history.ServerPostgreSQL, held: true, sold: true},
 		// AfterWrite fault: recorded only if nothing was, never changes the outcome.
 		{name: "after-write fault after a sale", modes: allModes, faults: map[Point]error{AfterWrite: refused}, want: history.Sold, wantSeat: 3, wantErr: refused.Error(), held: true, sold: true},
-		{name: "after-write fault after sold out", modes: allModes, sellErr: inventory.ErrSoldOut, faults: map[Point]error{AfterWrite: strategyE}, want: history.SoldOut, wantErr: "strategy broke", held: true, sold: true},
+		{name: "after-write fault after sold out", modes: allModes, sellErr: seatdb.ErrSoldOut, faults: map[Point]error{AfterWrite: strategyE}, want: history.SoldOut, wantErr: "strategy broke", held: true, sold: true},
 		{name: "after-write fault keeps the first error", modes: allModes, sellErr: reset, faults: map[Point]error{AfterWrite: strategyE}, want: history.Error, wantErr: reset.Error(), wantInfra: history.ServerPostgreSQL, held: true, sold: true},
 		// Release: recorded, never changes the outcome.
 		{name: "release found the lock gone", modes: lockModes, lost: true, want: history.Sold, wantSeat: 3, wantLost: true, held: true, sold: true},
@@ -272,9 +272,9 @@ func TestAttemptOutcome(t *testing.T) {
 				if a.Token != wantToken {
 					t.Errorf("Token = %d, want %d", a.Token, wantToken)
 				}
-				wantReleases := []redislock.Lease(nil)
+				wantReleases := []hammerlock.Lease(nil)
 				if tt.held && mode.UsesLock() {
-					wantReleases = []redislock.Lease{l.lease}
+					wantReleases = []hammerlock.Lease{l.lease}
 				}
 				if !slices.Equal(l.releases, wantReleases) || l.releaseCtxErr != nil {
 					t.Errorf("released %v with ctx error %v, want %v with a live ctx", l.releases, l.releaseCtxErr, wantReleases)
@@ -334,11 +334,11 @@ func TestAttemptPoints(t *testing.T) {
 		{name: "sale", modes: allModes, want: all},
 		{name: "sale under a planted lock", modes: lockModes, gapLock: true, want: append([]Point{AcquireGap}, all...)},
 		{name: "acquire-gap fault", modes: lockModes, gapLock: true, faults: map[Point]error{AcquireGap: strategyE}, want: []Point{AcquireGap}},
-		{name: "lock timeout", modes: lockModes, acquireErr: redislock.ErrTimeout, want: nil},
+		{name: "lock timeout", modes: lockModes, acquireErr: hammerlock.ErrTimeout, want: nil},
 		{name: "acquire error", modes: lockModes, acquireErr: refused, want: nil},
 		{name: "holding fault", modes: allModes, faults: map[Point]error{Holding: strategyE}, want: []Point{Holding}},
-		{name: "sold out before the write", modes: allModes, sellErr: inventory.ErrSoldOut, want: []Point{Holding, AfterWrite}},
-		{name: "fenced out before the write", modes: []scenarios.Mode{scenarios.Fenced}, sellErr: inventory.ErrFenced, want: []Point{Holding, AfterWrite}},
+		{name: "sold out before the write", modes: allModes, sellErr: seatdb.ErrSoldOut, want: []Point{Holding, AfterWrite}},
+		{name: "fenced out before the write", modes: []scenarios.Mode{scenarios.Fenced}, sellErr: seatdb.ErrFenced, want: []Point{Holding, AfterWrite}},
 		{name: "mid-write fault", modes: allModes, faults: map[Point]error{MidWrite: strategyE}, want: all},
 		{name: "database error after mid-write", modes: allModes, sellErr: reset, want: all},
 		{name: "after-write fault", modes: allModes, faults: map[Point]error{AfterWrite: strategyE}, want: all},

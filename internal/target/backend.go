@@ -16,8 +16,8 @@ import (
 
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/fault"
-	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/replicas"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
 // Kind names the contender of a user's service in a worker binary's
@@ -40,7 +40,7 @@ type Backend struct {
 	// redisPort and pgPort are the servers' ports as the replicas reach
 	// them: the far end of their connections.
 	redisPort, pgPort int
-	activity          *inventory.Activity // opened by the first Sale, with looks
+	activity          *seatdb.Activity // opened by the first Sale, with looks
 	looks             *redis.Client
 	lockKey           string
 	restarts          sync.WaitGroup
@@ -72,7 +72,7 @@ func raceVals(seats int, prefix string) map[string]string {
 // Create makes the race's schema and runs the file's setup SQL in it.
 func (b *Backend) Create(ctx context.Context, r driver.BackendRace) error {
 	b.pgURL = r.PGURL
-	if err := inventory.CreateWith(ctx, r.PGURL, r.Schema, Expand(b.file.Setup, b.vals(r.KeyPrefix))); err != nil {
+	if err := seatdb.CreateWith(ctx, r.PGURL, r.Schema, Expand(b.file.Setup, b.vals(r.KeyPrefix))); err != nil {
 		return fmt.Errorf("%s: %w", b.file.Path, err)
 	}
 	return nil
@@ -127,15 +127,15 @@ func (b *Backend) LockKey(prefix string) string { return Expand(b.file.LockKey, 
 // ReadBack reads the service's ledger and counter with the file's SQL; the
 // ledger's request ids lose the race's tag (IDPrefix), before the read
 // asks whether they are the race's own too.
-func (b *Backend) ReadBack(ctx context.Context, r driver.BackendRace, wait time.Duration) inventory.ReadBack {
+func (b *Backend) ReadBack(ctx context.Context, r driver.BackendRace, wait time.Duration) seatdb.ReadBack {
 	vals := b.vals(r.KeyPrefix)
 	ledger, sector := Expand(b.file.Truth.Ledger, vals), Expand(b.file.Truth.Sector, vals)
 	prefix, bound := IDPrefix(r.KeyPrefix), r.Ledger
 	if ours := bound.Ours; ours != nil {
 		bound.Ours = func(id string) bool { return ours(strings.TrimPrefix(id, prefix)) }
 	}
-	rb := inventory.Retry(ctx, wait, func(ctx context.Context) inventory.ReadBack {
-		return inventory.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, inventory.Truth{Ledger: ledger, Sector: sector, Bound: bound})
+	rb := seatdb.Retry(ctx, wait, func(ctx context.Context) seatdb.ReadBack {
+		return seatdb.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, seatdb.Truth{Ledger: ledger, Sector: sector, Bound: bound})
 	})
 	untag(rb.Sales, prefix)
 	return rb

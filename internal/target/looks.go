@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/internal/fault"
-	"github.com/hammer-load/hammer/internal/inventory"
 	"github.com/hammer-load/hammer/internal/replicas"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
 // Sale says where the sale of the holder with token on replica proc
@@ -37,7 +37,7 @@ func (b *Backend) Sale(ctx context.Context, proc int, token string) (fault.SaleS
 	if err != nil {
 		return fault.SaleGone, err
 	}
-	var mine []inventory.Writer
+	var mine []seatdb.Writer
 	for w, r := range writing {
 		if r == proc {
 			mine = append(mine, w)
@@ -64,7 +64,7 @@ func (b *Backend) openLooks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	activity, err := inventory.OpenActivity(ctx, b.pgURL)
+	activity, err := seatdb.OpenActivity(ctx, b.pgURL)
 	if err != nil {
 		return err
 	}
@@ -134,12 +134,12 @@ func (b *Backend) writer(ctx context.Context) (int, bool, error) {
 // open. The replicas are stopped while it looks, so it never waits for a
 // scan of their sockets: a connection it does not know yet (a replica's
 // pool grew, or another client of the database) is known at a later look.
-func (b *Backend) writing(ctx context.Context) (map[inventory.Writer]int, error) {
+func (b *Backend) writing(ctx context.Context) (map[seatdb.Writer]int, error) {
 	ws, err := b.activity.Writing(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[inventory.Writer]int{}
+	out := map[seatdb.Writer]int{}
 	for _, w := range ws {
 		if r, ok := b.set.Known(replicas.Conn{Local: w.Port, Remote: b.pgPort}); ok {
 			out[w] = r
@@ -150,10 +150,10 @@ func (b *Backend) writing(ctx context.Context) (map[inventory.Writer]int, error)
 
 // holding returns the writers of ws, of replicas stopped since before the
 // look that found them (begun at look), that keep their transaction open
-// (see inventory.Activity.Holding), given the time a COMMIT one of them
+// (see seatdb.Activity.Holding), given the time a COMMIT one of them
 // sent before it stopped needs to reach the server and be run: the longer
 // of settleMin and twice the look's round trip. With no writer, none.
-func (b *Backend) holding(ctx context.Context, ws []inventory.Writer, look time.Time) ([]inventory.Writer, error) {
+func (b *Backend) holding(ctx context.Context, ws []seatdb.Writer, look time.Time) ([]seatdb.Writer, error) {
 	if len(ws) == 0 {
 		return nil, nil
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/hammer-load/hammer/internal/inventory"
+	"github.com/hammer-load/hammer/internal/seatdb"
 )
 
 // ErrSetup matches the error of CheckSetup when PostgreSQL refuses the
@@ -46,14 +46,14 @@ func CheckSetup(ctx context.Context, f *File, pgURL string, seats int) error {
 	// Expanded as each race's is; no key is made, so any prefix does.
 	sql := Expand(f.Setup, raceVals(seats, "hammer:setup-check:"))
 	err = rolledBack(ctx, conn, func(tx pgx.Tx, schema string) error {
-		return inventory.ExecSetup(ctx, tx, schema, sql)
+		return seatdb.ExecSetup(ctx, tx, schema, sql)
 	})
 	var pgErr *pgconn.PgError
 	var schemaErr *schemaError
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, inventory.ErrLeftTransaction):
+	case errors.Is(err, seatdb.ErrLeftTransaction):
 		return &setupError{msg: fmt.Sprintf("%s: setup: %s", f.Path, oneLine(err.Error()))}
 	case errors.As(err, &schemaErr) && errors.As(err, &pgErr) && pgErr.Code == "42501":
 		return fmt.Errorf("%w (user %s, database %s), and the setup SQL runs in a schema of its own: %s (SQLSTATE %s)",
@@ -82,7 +82,7 @@ func (e *schemaError) Error() string { return "create the check's schema: " + e.
 func (e *schemaError) Unwrap() error { return e.err }
 
 // rolledBack runs fill in a transaction, in a schema of its own made
-// for it (named to fill) and on the search_path, as inventory.CreateWith
+// for it (named to fill) and on the search_path, as seatdb.CreateWith
 // does, and rolls the transaction back whatever fill did.
 func rolledBack(ctx context.Context, conn *pgx.Conn, fill func(tx pgx.Tx, schema string) error) error {
 	tx, err := conn.Begin(ctx)
@@ -92,7 +92,7 @@ func rolledBack(ctx context.Context, conn *pgx.Conn, fill func(tx pgx.Tx, schema
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a failed rollback leaves nothing: the connection closes
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	schema := inventory.SchemaPrefix + "setup_check_" + hex.EncodeToString(b[:])
+	schema := seatdb.SchemaPrefix + "setup_check_" + hex.EncodeToString(b[:])
 	quoted := pgx.Identifier{schema}.Sanitize()
 	if _, err := tx.Exec(ctx, "CREATE SCHEMA "+quoted); err != nil {
 		return &schemaError{err}
@@ -106,14 +106,14 @@ func rolledBack(ctx context.Context, conn *pgx.Conn, fill func(tx pgx.Tx, schema
 // failing runs the statements of sql one by one, in a transaction it
 // rolls back, and returns the number and text of the first the server
 // refuses; false when none is (the statements could not be told apart)
-// or one leaves the transaction (inventory.ExecSetup cleans up then).
+// or one leaves the transaction (seatdb.ExecSetup cleans up then).
 func failing(ctx context.Context, conn *pgx.Conn, sql string) (int, string, bool) {
 	var n int
 	var stmt string
 	err := rolledBack(ctx, conn, func(tx pgx.Tx, schema string) error {
 		for i, s := range statements(sql) {
-			if err := inventory.ExecSetup(ctx, tx, schema, s); err != nil {
-				if !errors.Is(err, inventory.ErrLeftTransaction) {
+			if err := seatdb.ExecSetup(ctx, tx, schema, s); err != nil {
+				if !errors.Is(err, seatdb.ErrLeftTransaction) {
 					n, stmt = i+1, s
 				}
 				return err

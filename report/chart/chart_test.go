@@ -79,7 +79,7 @@ func observe(r history.Records) *latency.Set {
 // build computes the Data of a folder of m and r; nil lat rebuilds the
 // histograms from r's attempts.
 func build(m history.Manifest, r history.Records, lat *latency.Set) Data {
-	return Build(folder.New(history.Folder{Manifest: m, Records: r}, lat))
+	return Build(folder.New(history.Log{Manifest: m, Records: r}, lat))
 }
 
 func TestBuildGolden(t *testing.T) {
