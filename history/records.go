@@ -1,8 +1,9 @@
 package history
 
-// Log is what a race leaves behind for a results folder: the manifest
-// and the raw records of every run in it. Package folder saves it, loads
-// it back and splits it by run.
+// Log is the raw history a race leaves behind for a results folder: the
+// manifest and the raw records of every run in it. Package folder saves
+// it, loads it back and splits it by run (folder.Folder wraps it with the
+// latency histograms and the per-run views).
 type Log struct {
 	Manifest Manifest
 	Records

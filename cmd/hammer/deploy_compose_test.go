@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// composePath is the repository's docker-compose.yml, from this package (cmd/hammer).
+// composePath is the repository's docker-compose.yml, from cmd/hammer.
 const composePath = "../../docker-compose.yml"
 
 // composeFile is the part of the Compose specification docker-compose.yml

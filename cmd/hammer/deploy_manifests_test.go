@@ -17,7 +17,18 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// manifestDir is the folder of the Kubernetes manifests, from this package (cmd/hammer).
+// The deploy tests (deploy_*_test.go, TestDeploy*) check the files under
+// deploy/ that run hammer's coordinator and agents on an engine someone
+// else operates: the Kubernetes manifests of deploy/kubernetes (see its
+// README.md) and the agents of the repository's docker-compose.yml. Neither
+// can be run where hammer is developed (no cluster, no container engine),
+// so these tests prove what can be proved without one: every manifest
+// decodes strictly into its Kubernetes API type, as the API server's strict
+// field validation would, so a misspelt field fails `make test`; and the
+// pieces fit together (the agents' count, the coordinator's address, the
+// token's Secret, the results volume, one image).
+
+// manifestDir is the folder of the Kubernetes manifests, from cmd/hammer.
 const manifestDir = "../../deploy/kubernetes"
 
 // manifest is one decoded document of a file under deploy/kubernetes.

@@ -47,7 +47,7 @@ type Plan struct {
 // one broken cell does not throw away the others, and an interrupted
 // folder can never read as a pass.
 func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *latency.Set) {
-	folder := &history.Log{Manifest: history.Manifest{
+	raw := &history.Log{Manifest: history.Manifest{
 		Schema: history.ManifestSchema, RunID: p.RunID, Seed: p.Seed, Command: p.Command,
 		Stack: string(st.Kind), StackNotes: st.Notes, Skipped: p.Skipped, Env: describe(ctx, st, p),
 	}}
@@ -58,7 +58,7 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *laten
 	}
 	for _, o := range p.Races {
 		if ctx.Err() != nil {
-			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(o, "not run: hammer was interrupted"))
+			raw.Manifest.Runs = append(raw.Manifest.Runs, notRun(o, "not run: hammer was interrupted"))
 			continue
 		}
 		o.RunID, o.RedisURL, o.PGURL, o.Worker, o.Managed = p.RunID, st.RedisURL, st.PGURL, p.Worker, managed
@@ -71,17 +71,17 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *laten
 		done()
 		if err != nil {
 			p.warn(o.Scenario.Name, err.Error())
-			folder.Manifest.Runs = append(folder.Manifest.Runs, notRun(o, "not run: "+err.Error()))
+			raw.Manifest.Runs = append(raw.Manifest.Runs, notRun(o, "not run: "+err.Error()))
 			continue
 		}
 		for _, w := range res.Warnings {
 			p.warn(o.Scenario.Name, w)
 		}
-		folder.Manifest.Runs = append(folder.Manifest.Runs, res.Run)
-		folder.Add(res.Records)
+		raw.Manifest.Runs = append(raw.Manifest.Runs, res.Run)
+		raw.Add(res.Records)
 		lat.Merge(res.Latency)
 	}
-	return folder, lat
+	return raw, lat
 }
 
 func (p Plan) warn(run, msg string) {
