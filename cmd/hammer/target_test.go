@@ -41,6 +41,7 @@ func examplesReady(t *testing.T) {
 // the atomic update sells exactly the seats (exit 0), also when the
 // replica holding the lock is killed in its transaction.
 func TestServiceVerdicts(t *testing.T) {
+	stacktest.Get(t) // first: skips under -short, before the examples are looked for
 	examplesReady(t)
 	tests := []struct {
 		name, target, variant, fault string
