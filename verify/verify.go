@@ -66,6 +66,13 @@ type Violation struct {
 	// Story is the shortest chain of recorded events that produced the
 	// violation, in time order and plain words, when one can be told.
 	Story []string `json:"story,omitempty"`
+	// Actors are the requests whose attempts the story tells, the two at
+	// its heart first (the two sales of a seat, the two holders of the
+	// lock), for a report that draws the story; empty without a story.
+	// Not in summary.json: a report rebuilds it by verifying again.
+	Actors []string `json:"-"`
+	// Seat is the seat the story shows sold twice; 0 when there is none.
+	Seat int `json:"-"`
 }
 
 // Input is everything Check looks at for one run and one sector.
