@@ -1,0 +1,163 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/hammer-load/hammer/internal/browsertest"
+	"github.com/hammer-load/hammer/report"
+)
+
+// openReport opens a results folder's report.html in a headless
+// Chromium and waits until its script has run.
+func openReport(t *testing.T, dir string) (*browsertest.Page, string) {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join(dir, report.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + abs
+	p := browsertest.New(t)
+	p.Do(chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("footer")))
+	return p, url
+}
+
+// checkOffline fails t when the page logged an error or asked for
+// anything but itself.
+func checkOffline(t *testing.T, p *browsertest.Page, url string) {
+	t.Helper()
+	if errs := p.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+	for _, r := range p.Requests() {
+		if r != url {
+			t.Errorf("request %q: report.html must ask for nothing but itself (%s)", r, url)
+		}
+	}
+}
+
+// shoot saves a screenshot of the element sel as name.png in
+// $HAMMER_SCREENSHOTS, when set, for a person to look at.
+func shoot(t *testing.T, p *browsertest.Page, name, sel string) {
+	t.Helper()
+	dir := os.Getenv("HAMMER_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png := browsertest.Get(p, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storyOverlap is what the page's first drawn story shows: its lanes and
+// whether two of them held the lock at once, with the seat sold twice.
+type storyOverlap struct {
+	Lanes   int  `json:"lanes"`
+	Overlap bool `json:"overlap"`
+	Seat    bool `json:"seat"`
+	Double  int  `json:"double"`
+}
+
+// storyScript reads the first drawn story of the page: the lock-held
+// bars of each lane, and whether two lanes' bars overlap in time.
+const storyScript = `(() => {
+	const svg = document.querySelector('svg.timeline');
+	if (!svg) return {lanes: 0, overlap: false, seat: false, double: 0};
+	const lanes = [...svg.querySelectorAll('g.lane')].map(g =>
+		[...g.querySelectorAll('rect.held')].map(r => [+r.dataset.fromMs, +r.dataset.toMs]));
+	let overlap = false;
+	for (let i = 0; i < lanes.length; i++)
+		for (let j = i + 1; j < lanes.length; j++)
+			for (const a of lanes[i]) for (const b of lanes[j])
+				if (Math.max(a[0], b[0]) < Math.min(a[1], b[1])) overlap = true;
+	return {lanes: lanes.length, overlap: overlap, seat: svg.dataset.seat > 0,
+		double: svg.querySelectorAll('.mark.double').length};
+})()`
+
+// TestReportHTMLPause opens report.html of a real lock-only run whose
+// holder is paused past its TTL: the banner says invalid, the story is
+// drawn with two holders of the lock at once and the seat both sold, the
+// charts are drawn, and the page logs no error and asks for nothing but
+// itself. `hammer report` rebuilds the page.
+func TestReportHTMLPause(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := append([]string{"run", "--mode", "lock-only", "--fault", "pause", "--procs", "2", "--goroutines", "50",
+		"--seats", "20", "--quiet", "--out", dir}, stackArgs(t)...)
+	if code, stdout, stderr := hammer(t, args...); code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	if err := os.Remove(filepath.Join(dir, report.HTMLFile)); err != nil {
+		t.Fatalf("the run wrote no %s: %v", report.HTMLFile, err)
+	}
+	if code, _, stderr := hammer(t, "report", dir); code != exitFail {
+		t.Fatalf("hammer report: exit %d, want %d: %s", code, exitFail, stderr)
+	}
+	p, url := openReport(t, dir)
+	if got := browsertest.Get(p, chromedp.Text(chromedp.CSS("#verdict"))); strings.ToLower(got) != "invalid" {
+		t.Errorf("banner says %q, want invalid", got)
+	}
+	var s storyOverlap
+	s = browsertest.Get(p, chromedp.Evaluate[storyOverlap](storyScript))
+	if s.Lanes < 2 || !s.Overlap || !s.Seat || s.Double < 2 {
+		t.Errorf("story drawing %+v: want two lanes or more whose lock bars overlap, and the seat sold twice marked on two", s)
+	}
+	if n := browsertest.Get(p, chromedp.Poll[int](`document.querySelectorAll('.uplot').length`)); n != 5 {
+		t.Errorf("%d charts drawn, want 5", n)
+	}
+	if link := browsertest.Get(p, chromedp.Evaluate[string](`document.querySelector('a.porcupine').getAttribute('href')`)); !strings.HasPrefix(link, "porcupine/") {
+		t.Errorf("porcupine's view links to %q", link)
+	} else if _, err := os.Stat(filepath.Join(dir, link)); err != nil {
+		t.Errorf("porcupine's view: %v", err)
+	}
+	checkOffline(t, p, url)
+	p.Screenshot("report-pause")
+	shoot(t, p, "report-pause-banner", "header")
+	shoot(t, p, "report-pause-story", ".story")
+	shoot(t, p, "report-pause-sold", `figure[data-chart="sold-over-time"]`)
+}
+
+// TestReportHTMLGate opens report.html of a small gate: the grid shows
+// each cell coloured by its verdict against its expectation, and each
+// cell links to its run's section.
+func TestReportHTMLGate(t *testing.T) {
+	dir := t.TempDir()
+	matrix := filepath.Join(dir, "small.matrix")
+	cells := "none none unsafe\nupdate-only none safe\nlock-plus-update none unsafe\n"
+	if err := os.WriteFile(matrix, []byte(cells), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := append([]string{"gate", "--matrix", matrix, "--procs", "2", "--goroutines", "30", "--seats", "10",
+		"--quiet", "--out", out}, stackArgs(t)...)
+	if code, stdout, stderr := hammer(t, args...); code != exitFail {
+		t.Fatalf("exit %d, want %d (lock-plus-update stays safe)\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	p, url := openReport(t, out)
+	type cell struct {
+		Class, Href, Target string
+	}
+	cellsGot := browsertest.Get(p, chromedp.Evaluate[[]cell](`[...document.querySelectorAll('table.grid td.cell')].map(td => {
+		const a = td.querySelector('a'), id = a.getAttribute('href').slice(1);
+		return {class: td.className, href: a.getAttribute('href'), target: document.getElementById(id) ? id : ''};
+	})`))
+	want := []string{"cell ok", "cell ok", "cell fail"}
+	if len(cellsGot) != len(want) {
+		t.Fatalf("grid cells %+v, want %d", cellsGot, len(want))
+	}
+	for i, c := range cellsGot {
+		if c.Class != want[i] || c.Target == "" {
+			t.Errorf("cell %d: %+v, want class %q and a link to its run's section", i, c, want[i])
+		}
+	}
+	checkOffline(t, p, url)
+	p.Screenshot("report-gate")
+	shoot(t, p, "report-gate-grid", "#grid")
+}
