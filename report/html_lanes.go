@@ -143,10 +143,10 @@ type actor struct {
 
 // storyDrawing is a story being drawn: what it tells, and the time scale.
 type storyDrawing struct {
-	run        history.Run
-	faults     []history.FaultEvent
-	seat       int
-	actors     []actor
+	run         history.Run
+	faults      []history.FaultEvent
+	seat        int
+	actors      []actor
 	from, width int64 // the time shown, in ns
 }
 
