@@ -219,9 +219,25 @@ func (d *storyDrawing) ticks() []tick {
 	step := niceStep(float64(d.width) / 8)
 	var out []tick
 	for t := math.Ceil(float64(d.from-d.run.GoAt)/step) * step; t <= float64(d.from+d.width-d.run.GoAt); t += step {
-		out = append(out, tick{X: d.x(d.run.GoAt + int64(t)), Label: "+" + fmtMs(t/1e6)})
+		out = append(out, tick{X: d.x(d.run.GoAt + int64(t)), Label: tickLabel(t, step)})
 	}
 	return out
+}
+
+// tickLabel renders instant t (ns from the go signal) with as many
+// decimals as the step between ticks needs, in ms or, from a second on,
+// in seconds.
+func tickLabel(t, step float64) string {
+	unit, scale := "ms", 1e6
+	if step >= 1e9 || (t >= 1e9 && step >= 1e8) {
+		unit, scale = "s", 1e9
+	}
+	decimals := max(0, int(-math.Floor(math.Log10(step/scale)+1e-9)))
+	v := t / scale
+	if math.Abs(v) < step/scale/2 {
+		v = 0 // no "-0"
+	}
+	return fmt.Sprintf("+%.*f%s", decimals, v, unit)
 }
 
 // niceStep rounds a step in ns up to 1, 2 or 5 times a power of ten.

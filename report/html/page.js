@@ -34,6 +34,9 @@
     el.uplot = new uPlot(opts, data, el);
   }
 
+  // counts are the steps of an axis of whole numbers.
+  const counts = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 1e7];
+
   // positive turns values that a log scale cannot show into gaps.
   const positive = v => (v > 0 ? v : null);
 
@@ -110,7 +113,7 @@
       scales: { x: { time: false } },
       series: [{ label: 'ms since go', value: (u, v) => (v == null ? '–' : '+' + fmtMs(v)) }]
         .concat(runs.map(s => runSeries(s.run, { paths: stepped }))),
-      axes: [{ label: 'time since the go signal (ms)' }, { label: 'seats sold', size: 60 }],
+      axes: [{ label: 'time since the go signal (ms)' }, { label: 'seats sold', size: 60, incrs: counts }],
       hooks: { drawClear: [u => shadeWindows(u, windows)] },
     }, tables.length ? uPlot.join(tables) : null);
   }
@@ -149,7 +152,7 @@
       scales: { x: { time: false, distr: 3 } },
       series: [{ label: 'wait from', value: (u, v) => fmtMs(v) }]
         .concat(lw.runs.map(r => runSeries(r.run, { paths: stepped, value: (u, v) => (v == null ? '–' : v + ' attempts') }))),
-      axes: [{ label: 'lock wait (ms)', values: (u, splits) => splits.map(v => fmtMs(v)) }, { label: 'attempts', size: 60 }],
+      axes: [{ label: 'lock wait (ms)', values: (u, splits) => splits.map(v => fmtMs(v)) }, { label: 'attempts', size: 60, incrs: counts }],
     }, lw.runs.length && xs.length ? [xs].concat(lw.runs.map(r => r.counts)) : null);
   }
 
