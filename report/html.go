@@ -14,9 +14,6 @@ import (
 	"github.com/hammer-load/hammer/verify"
 )
 
-// HTMLFile is report.html, the one-file report a browser opens offline.
-const HTMLFile = "report.html"
-
 // pageFiles are report.html's template, stylesheet and script.
 //
 //go:embed html/page.tmpl html/page.css html/page.js
@@ -87,7 +84,7 @@ func writeHTML(w io.Writer, in htmlInput) error {
 	t, err := template.New("page.tmpl").Funcs(template.FuncMap{"ms": fmtMs, "num": num}).
 		ParseFS(pageFiles, "html/page.tmpl")
 	if err != nil {
-		return fmt.Errorf("%s template: %w", HTMLFile, err)
+		return fmt.Errorf("%s template: %w", folder.HTMLFile, err)
 	}
 	p, err := buildPage(in)
 	if err != nil {

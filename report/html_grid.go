@@ -5,17 +5,18 @@ import (
 	"strings"
 )
 
-// grid is a gate drawn as a table: one row per mode, one column per
-// fault (with the cell's options), each cell coloured by its run's
-// verdict against its expectation and linking to its section.
+// grid is a gate drawn as a table of mode × fault: one column per mode,
+// one row per fault (with the cell's options), which keeps a gate's
+// matrix as wide as its modes; each cell is coloured by its run's
+// verdict against its expectation and links to its section.
 type grid struct {
-	Faults []string
-	Rows   []gridRow
+	Modes []string
+	Rows  []gridRow
 }
 
-// gridRow is one mode's row of the grid.
+// gridRow is one fault's row of the grid.
 type gridRow struct {
-	Mode  string
+	Fault string
 	Cells []*gridCell
 }
 
@@ -32,15 +33,15 @@ func buildGrid(s Summary) *grid {
 		return nil
 	}
 	g := &grid{}
-	var modes []string
+	var faults []string
 	cells := map[[2]string]*gridCell{}
 	for _, r := range s.Runs {
 		mode, fault := cellOf(r)
-		if !slices.Contains(modes, mode) {
-			modes = append(modes, mode)
+		if !slices.Contains(g.Modes, mode) {
+			g.Modes = append(g.Modes, mode)
 		}
-		if !slices.Contains(g.Faults, fault) {
-			g.Faults = append(g.Faults, fault)
+		if !slices.Contains(faults, fault) {
+			faults = append(faults, fault)
 		}
 		expected := string(r.Expected)
 		if expected == "" {
@@ -51,9 +52,9 @@ func buildGrid(s Summary) *grid {
 		cells[[2]string{mode, fault}] = &gridCell{Name: r.Name, Anchor: runAnchor(r.Name), Verdict: string(r.Verdict),
 			Expected: expected, Class: expectClass(r)}
 	}
-	for _, m := range modes {
-		row := gridRow{Mode: m}
-		for _, f := range g.Faults {
+	for _, f := range faults {
+		row := gridRow{Fault: f}
+		for _, m := range g.Modes {
 			row.Cells = append(row.Cells, cells[[2]string{m, f}])
 		}
 		g.Rows = append(g.Rows, row)

@@ -13,7 +13,7 @@ import (
 // The geometry of a story's drawing, in SVG user units.
 const (
 	lanesWidth  = 960.0
-	lanesLabel  = 200.0 // the column of lane labels
+	lanesLabel  = 150.0 // the column of lane labels
 	lanesRight  = 20.0
 	lanesTop    = 34.0 // the time axis above the lanes
 	laneHeight  = 64.0
@@ -39,6 +39,9 @@ type lanes struct {
 	Zoom bool
 	// FromMs and ToMs are the time shown.
 	FromMs, ToMs float64
+	// Lock and Faults say whether some lane shows a lock held, or a
+	// fault, for the caption.
+	Lock, Faults bool
 }
 
 // tick is a label of the time axis.
@@ -159,7 +162,12 @@ func (d *storyDrawing) draw() *lanes {
 		l.Ticks[i].Bottom = l.Height
 	}
 	for i, a := range d.actors {
-		l.Lanes = append(l.Lanes, d.lane(a, lanesTop+laneHeight*float64(i)))
+		ln := d.lane(a, lanesTop+laneHeight*float64(i))
+		for _, b := range ln.Bars {
+			l.Lock = l.Lock || strings.HasPrefix(b.Class, "held")
+			l.Faults = l.Faults || b.Class == "fault"
+		}
+		l.Lanes = append(l.Lanes, ln)
 	}
 	if len(d.actors) >= 2 {
 		a, aok := critical(d.actors[0].attempts)

@@ -95,14 +95,14 @@ func TestGrid(t *testing.T) {
 	if g == nil {
 		t.Fatal("no grid")
 	}
-	if want := []string{"none", "pause+extend", "none+no-hint"}; strings.Join(g.Faults, ",") != strings.Join(want, ",") {
-		t.Errorf("columns %q, want %q", g.Faults, want)
+	if want := []string{"none", "lock-only"}; strings.Join(g.Modes, ",") != strings.Join(want, ",") {
+		t.Errorf("columns %q, want %q", g.Modes, want)
 	}
 	var got []string
 	for _, r := range g.Rows {
 		for i, c := range r.Cells {
 			if c != nil {
-				got = append(got, r.Mode+"|"+g.Faults[i]+"|"+c.Class+"|"+c.Anchor)
+				got = append(got, g.Modes[i]+"|"+r.Fault+"|"+c.Class+"|"+c.Anchor)
 			}
 		}
 	}

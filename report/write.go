@@ -50,10 +50,10 @@ func Write(dir string, f *folder.Folder, s Summary, o Outputs) error {
 	if err := writeFile(filepath.Join(dir, folder.ReportFile), func(b *strings.Builder) error { return writeMarkdown(b, s, charts, pages) }); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, HTMLFile), func(b *strings.Builder) error {
+	if err := writeFile(filepath.Join(dir, folder.HTMLFile), func(b *strings.Builder) error {
 		return writeHTML(b, htmlInput{s: s, f: f, charts: data, pages: pages})
 	}); err != nil {
-		return fmt.Errorf("%s: %w", HTMLFile, err)
+		return fmt.Errorf("%s: %w", folder.HTMLFile, err)
 	}
 	if o.JUnit != "" {
 		return saveJUnit(dir, s, o.JUnit)

@@ -8,15 +8,15 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/internal/browsertest"
-	"github.com/hammer-load/hammer/report"
 )
 
 // openReport opens a results folder's report.html in a headless
 // Chromium and waits until its script has run.
 func openReport(t *testing.T, dir string) (*browsertest.Page, string) {
 	t.Helper()
-	abs, err := filepath.Abs(filepath.Join(dir, report.HTMLFile))
+	abs, err := filepath.Abs(filepath.Join(dir, folder.HTMLFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +94,8 @@ func TestReportHTMLPause(t *testing.T) {
 	if code, stdout, stderr := hammer(t, args...); code != exitFail {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, stdout, stderr)
 	}
-	if err := os.Remove(filepath.Join(dir, report.HTMLFile)); err != nil {
-		t.Fatalf("the run wrote no %s: %v", report.HTMLFile, err)
+	if err := os.Remove(filepath.Join(dir, folder.HTMLFile)); err != nil {
+		t.Fatalf("the run wrote no %s: %v", folder.HTMLFile, err)
 	}
 	if code, _, stderr := hammer(t, "report", dir); code != exitFail {
 		t.Fatalf("hammer report: exit %d, want %d: %s", code, exitFail, stderr)

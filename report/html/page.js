@@ -9,6 +9,7 @@
   // fmtMs renders milliseconds as report.md does.
   function fmtMs(v) {
     if (v == null || isNaN(v)) return '–';
+    if (v === 0) return '0';
     if (v >= 999.5) return (v / 1000).toFixed(2) + ' s';
     if (v >= 9.95) return v.toFixed(0) + ' ms';
     return v.toFixed(v >= 1 ? 1 : 3) + ' ms';
@@ -37,6 +38,10 @@
   // counts are the steps of an axis of whole numbers.
   const counts = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 1e7];
 
+  // axisMs labels an axis in milliseconds, leaving the splits a log
+  // scale gives no label (null) blank.
+  const axisMs = (u, splits) => splits.map(v => (v == null ? '' : fmtMs(v)));
+
   // positive turns values that a log scale cannot show into gaps.
   const positive = v => (v > 0 ? v : null);
 
@@ -45,7 +50,7 @@
   const percentile = n => 100 * (1 - Math.pow(10, -n));
   function fmtPct(p) {
     if (p == null) return '–';
-    const s = p.toFixed(Math.max(0, Math.min(6, Math.ceil(nines(p)) - 1)));
+    const s = p.toFixed(Math.max(0, Math.min(6, Math.ceil(nines(p) - 1e-6) - 1)));
     return s + '%';
   }
 
@@ -58,7 +63,7 @@
         .concat(runs.map(s => runSeries(s.run, { value: (u, v) => fmtMs(v) }))),
       axes: [
         { label: 'percentile', incrs: [1], values: (u, splits) => splits.map(n => fmtPct(percentile(n))) },
-        { label: 'latency (ms)', size: 70, values: (u, splits) => splits.map(v => fmtMs(v)) },
+        { label: 'latency (ms)', size: 70, values: axisMs },
       ],
     }, tables.length ? uPlot.join(tables) : null);
   }
@@ -92,13 +97,14 @@
       data.push(handoff);
     }
     plot('phases', {
-      height: 440,
+      height: rows.length > 6 ? 520 : 440,
       scales: { x: { time: false, range: [-0.5, Math.max(0.5, rows.length - 0.5)] } },
       series: series,
       axes: [
-        { incrs: [1], rotate: rows.length > 6 ? -30 : 0, size: rows.length > 6 ? 120 : 40,
+        { incrs: [1], space: 8, rotate: rows.length > 6 ? -60 : 0, size: rows.length > 6 ? 170 : 40,
+          font: rows.length > 20 ? '10px system-ui, sans-serif' : '12px system-ui, sans-serif',
           values: (u, splits) => splits.map(i => (rows[i] ? rows[i].run : '')) },
-        { label: 'mean time (ms)', size: 70, values: (u, splits) => splits.map(v => fmtMs(v)) },
+        { label: 'mean time (ms)', size: 70, values: axisMs },
       ],
     }, data);
   }
@@ -106,29 +112,66 @@
   function sold() {
     const runs = D.sold_over_time || [];
     const tables = runs.map(s => [s.steps.map(p => p.ms), s.steps.map(p => p.n)]);
-    const windows = [];
-    runs.forEach(s => (s.faults || []).forEach(w => windows.push(w)));
     const stepped = uPlot.paths.stepped({ align: 1 });
     plot('sold-over-time', {
       scales: { x: { time: false } },
       series: [{ label: 'ms since go', value: (u, v) => (v == null ? '–' : '+' + fmtMs(v)) }]
         .concat(runs.map(s => runSeries(s.run, { paths: stepped }))),
       axes: [{ label: 'time since the go signal (ms)' }, { label: 'seats sold', size: 60, incrs: counts }],
-      hooks: { drawClear: [u => shadeWindows(u, windows)] },
+      hooks: { drawClear: [u => shadeWindows(u, runs.filter((s, i) => u.series[i + 1].show).map(s => s.faults || []))] },
     }, tables.length ? uPlot.join(tables) : null);
   }
 
-  // shadeWindows shades the fault windows behind a chart's lines.
-  function shadeWindows(u, windows) {
+  // shadeWindows shades, behind a chart's lines, when a fault was in
+  // force in one of the runs shown: the union of their fault windows.
+  function shadeWindows(u, perRun) {
+    const ws = [].concat(...perRun).map(w => [w.start_ms, Math.max(w.end_ms, w.start_ms)]).sort((a, b) => a[0] - b[0]);
+    const union = [];
+    for (const w of ws) {
+      const last = union[union.length - 1];
+      if (last && w[0] <= last[1]) last[1] = Math.max(last[1], w[1]);
+      else union.push(w.slice());
+    }
     const ctx = u.ctx;
     ctx.save();
-    ctx.fillStyle = 'rgba(130, 80, 223, 0.13)';
-    for (const w of windows) {
-      const x0 = u.valToPos(w.start_ms, 'x', true), x1 = u.valToPos(Math.max(w.end_ms, w.start_ms), 'x', true);
+    ctx.fillStyle = 'rgba(130, 80, 223, 0.14)';
+    for (const w of union) {
+      const x0 = u.valToPos(w[0], 'x', true), x1 = u.valToPos(w[1], 'x', true);
       const left = Math.max(u.bbox.left, x0), right = Math.min(u.bbox.left + u.bbox.width, Math.max(x1, x0 + 2));
       if (right > left) ctx.fillRect(left, u.bbox.top, right - left, u.bbox.height);
     }
     ctx.restore();
+  }
+
+  // pickFault adds, for a folder of many runs (a gate), a choice of the
+  // fault whose runs the run charts show.
+  function pickFault() {
+    const runs = D.runs || [];
+    const hint = document.querySelector('#charts .hint');
+    if (runs.length <= 12 || !hint) return;
+    const faults = [...new Set(runs.map(r => r.variant || 'none'))];
+    const label = document.createElement('label');
+    label.textContent = 'Runs shown: ';
+    const sel = document.createElement('select');
+    sel.id = 'fault-pick';
+    for (const f of ['every run'].concat(faults)) {
+      const o = document.createElement('option');
+      o.value = f;
+      o.textContent = f === 'every run' ? f : 'fault ' + f;
+      sel.appendChild(o);
+    }
+    sel.addEventListener('change', () => {
+      for (const el of document.querySelectorAll('#charts .plot')) {
+        const u = el.uplot;
+        if (!u) continue;
+        u.batch(() => u.series.forEach((s, i) => {
+          const run = runs.find(r => r.name === s.label);
+          if (i > 0 && run) u.setSeries(i, { show: sel.value === 'every run' || (run.variant || 'none') === sel.value });
+        }));
+      }
+    });
+    label.appendChild(sel);
+    hint.after(label);
   }
 
   function rate() {
@@ -146,17 +189,19 @@
 
   function lockWait() {
     const lw = D.lock_wait || { edges_ms: [], runs: [] };
-    const xs = lw.edges_ms.slice(0, -1).map(positive);
+    // Each bin's count holds from its lower edge to the next; the last
+    // one is repeated at the top edge so that its step is drawn.
+    const xs = lw.edges_ms.map(positive);
     const stepped = uPlot.paths.stepped({ align: 1 });
     plot('lock-wait', {
       scales: { x: { time: false, distr: 3 } },
       series: [{ label: 'wait from', value: (u, v) => fmtMs(v) }]
         .concat(lw.runs.map(r => runSeries(r.run, { paths: stepped, value: (u, v) => (v == null ? '–' : v + ' attempts') }))),
-      axes: [{ label: 'lock wait (ms)', values: (u, splits) => splits.map(v => fmtMs(v)) }, { label: 'attempts', size: 60, incrs: counts }],
-    }, lw.runs.length && xs.length ? [xs].concat(lw.runs.map(r => r.counts)) : null);
+      axes: [{ label: 'lock wait (ms, log scale)', values: axisMs }, { label: 'attempts', size: 60, incrs: counts }],
+    }, lw.runs.length && xs.length > 1 ? [xs].concat(lw.runs.map(r => r.counts.concat([r.counts[r.counts.length - 1]]))) : null);
   }
 
-  for (const draw of [spectrum, phases, sold, rate, lockWait]) {
+  for (const draw of [spectrum, phases, sold, rate, lockWait, pickFault]) {
     try {
       draw();
     } catch (e) {
