@@ -5,13 +5,18 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/verify"
 )
 
-// maxPictures is the most stories a run's section draws; the rest are
-// listed, and every story is in violations.txt.
-const maxPictures = 5
+// The most a run's section shows: stories drawn, and problems listed
+// (each with its story's text). Every one is in violations.txt, so that
+// a run with thousands of seats sold twice keeps the page small.
+const (
+	maxPictures = 5
+	maxProblems = 20
+)
 
 // section is one run's part of report.html.
 type section struct {
@@ -27,6 +32,7 @@ type section struct {
 	Notes         []string
 	Problems      []problem
 	MorePictures  int
+	MoreProblems  int
 	Latency       []latencyRow
 	Outcomes      []manifestRow
 	ViolationFile string
@@ -57,7 +63,7 @@ func buildSection(r RunSummary, in htmlInput) section {
 	sec := section{
 		Name: r.Name, Anchor: runAnchor(r.Name), Verdict: verdictCell(r), VerdictClass: string(r.Verdict),
 		ExpectClass: expectClass(r), Porcupine: in.pages[r.Name], Checkers: r.Checkers,
-		Undetermined: r.Undetermined, Notes: r.Notes, ViolationFile: "violations.txt",
+		Undetermined: r.Undetermined, Notes: r.Notes, ViolationFile: folder.ViolationsFile,
 	}
 	if r.Expected != "" {
 		sec.ExpectReason = fmt.Sprintf("expected %s: %s", r.Expected, r.ExpectReason)
@@ -75,6 +81,10 @@ func buildSection(r RunSummary, in htmlInput) section {
 	}
 	sec.Outcomes = append(sec.Outcomes, manifestRow{"wins by process", inlineCode(wins(r.WinsByProcess))})
 	sec.Problems, sec.MorePictures = problems(r, in)
+	if len(sec.Problems) > maxProblems {
+		sec.MoreProblems = len(sec.Problems) - maxProblems
+		sec.Problems = sec.Problems[:maxProblems]
+	}
 	return sec
 }
 

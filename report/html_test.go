@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -226,5 +227,26 @@ func TestDrawStoryService(t *testing.T) {
 	}
 	if drawStory(pauseRun(), history.Records{}, v) != nil {
 		t.Errorf("a drawing without attempts")
+	}
+}
+
+// TestHTMLCapsProblems: a run with many seats sold twice lists the first
+// few, each with its story, and says where the rest are.
+func TestHTMLCapsProblems(t *testing.T) {
+	r := RunSummary{Name: "none", Mode: "none", Verdict: verify.Invalid}
+	for i := range 30 {
+		r.Violations = append(r.Violations, verify.Violation{Check: verify.CheckDoubleSold,
+			Detail: fmt.Sprintf("seat %d sold 2 times", i+1), Story: []string{fmt.Sprintf("=> seat %d story", i+1)}})
+	}
+	var b strings.Builder
+	if err := writeHTML(&b, htmlInput{s: Summary{Runs: []RunSummary{r}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if n := strings.Count(got, `<div class="problem">`); n != maxProblems {
+		t.Errorf("%d problems listed, want %d", n, maxProblems)
+	}
+	if !strings.Contains(got, "seat 20 story") || strings.Contains(got, "seat 21 story") || !strings.Contains(got, "and 10 more") {
+		t.Errorf("the page does not list the first %d problems with their stories and say 10 more", maxProblems)
 	}
 }
