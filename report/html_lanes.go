@@ -13,7 +13,7 @@ import (
 // The geometry of a story's drawing, in SVG user units.
 const (
 	lanesWidth  = 960.0
-	lanesLabel  = 150.0 // the column of lane labels
+	lanesLabel  = 200.0 // the column of lane labels
 	lanesRight  = 20.0
 	lanesTop    = 34.0 // the time axis above the lanes
 	laneHeight  = 64.0
@@ -73,6 +73,9 @@ type bar struct {
 type mark struct {
 	X, Y1, Y2, TextY float64
 	Class, Label     string
+	// Anchor aligns the label (an SVG text-anchor) so that it stays
+	// within the drawing near its edges.
+	Anchor string
 	Title            string
 	AtMs             float64
 	hidden           bool
@@ -323,6 +326,16 @@ func (d *storyDrawing) at(t int64, y float64, class, label, title string, above 
 	m.TextY = y + 58
 	if above {
 		m.TextY = y + 10
+	}
+	// A label is about 7 units a character wide at the drawing's size.
+	half := 3.5 * float64(len(label))
+	switch {
+	case m.X+half > lanesWidth-4:
+		m.Anchor = "end"
+	case m.X-half < lanesLabel-4:
+		m.Anchor = "start"
+	default:
+		m.Anchor = "middle"
 	}
 	return m
 }
