@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hammer-load/hammer/folder"
@@ -57,8 +58,8 @@ type banner struct {
 	Word, Class string
 	ExitCode    int
 	Text        string
-	// NotJudged says what was not judged and why: undetermined checks
-	// and skipped scenarios.
+	// NotJudged says what was not judged and why: why a run is unknown,
+	// the gaps in an invalid run's evidence, and skipped scenarios.
 	NotJudged []string
 }
 
@@ -142,7 +143,7 @@ func folderBanner(s Summary) banner {
 		b.Text = h.label + ": " + h.text
 	}
 	for _, r := range s.Runs {
-		for _, u := range r.Undetermined {
+		for _, u := range append(slices.Clone(r.Undetermined), r.gaps...) {
 			b.NotJudged = append(b.NotJudged, r.Name+": "+u)
 		}
 	}

@@ -156,6 +156,10 @@ type Verdict struct {
 	// Undetermined says why the verdict is unknown; empty unless Status is
 	// Unknown.
 	Undetermined []string `json:"undetermined,omitempty"`
+	// Gaps are the gaps in the evidence of an Invalid verdict, which Notes
+	// also hold: what was not judged, and why. Not in summary.json (a
+	// report rebuilds it by verifying again).
+	Gaps []string `json:"-"`
 	// Checkers holds what each checker said when the run was checked
 	// twice (CheckTwice); nil after Check alone.
 	Checkers *Checkers `json:"checkers,omitempty"`
@@ -195,7 +199,8 @@ func Check(in Input) Verdict {
 		// The violations stand on intact records alone; gaps in the
 		// evidence are still worth knowing, so they become notes.
 		v.Status = Invalid
-		v.Notes = append(v.Notes, idx.gaps()...)
+		v.Gaps = idx.gaps()
+		v.Notes = append(v.Notes, v.Gaps...)
 	default:
 		v.Undetermined = idx.undetermined()
 		v.Status = Valid
