@@ -85,7 +85,8 @@ const storyScript = `(() => {
 // TestReportHTMLPause opens report.html of a real lock-only run whose
 // holder is paused past its TTL: the banner says invalid, the story is
 // drawn with two holders of the lock at once and the seat both sold, the
-// charts are drawn, and the page logs no error and asks for nothing but
+// charts are drawn (a click on a run in a legend hides it), porcupine's
+// view is linked, and the page logs no error and asks for nothing but
 // itself. `hammer report` rebuilds the page.
 func TestReportHTMLPause(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
@@ -112,6 +113,13 @@ func TestReportHTMLPause(t *testing.T) {
 	if n := browsertest.Get(p, chromedp.Poll[int](`document.querySelectorAll('.uplot').length`)); n != 5 {
 		t.Errorf("%d charts drawn, want 5", n)
 	}
+	// Clicking the run in the sold chart's legend hides its line.
+	legend := `figure[data-chart="sold-over-time"] .u-legend tr.u-series:nth-child(2) th`
+	p.Do(chromedp.Click(chromedp.CSS(legend)))
+	if shown := browsertest.Get(p, chromedp.Evaluate[bool](`document.querySelector('figure[data-chart="sold-over-time"] .plot').uplot.series[1].show`)); shown {
+		t.Errorf("the run's line still shows after a click on its legend entry")
+	}
+	p.Do(chromedp.Click(chromedp.CSS(legend)))
 	if link := browsertest.Get(p, chromedp.Evaluate[string](`document.querySelector('a.porcupine').getAttribute('href')`)); !strings.HasPrefix(link, "porcupine/") {
 		t.Errorf("porcupine's view links to %q", link)
 	} else if _, err := os.Stat(filepath.Join(dir, link)); err != nil {
