@@ -48,10 +48,12 @@
   // nines maps a percentile to its number of nines: 90 → 1, 99 → 2.
   const nines = p => -Math.log10(1 - p / 100);
   const percentile = n => 100 * (1 - Math.pow(10, -n));
-  function fmtPct(p) {
+  // fmtPct renders a percentile with the decimals its nines need (an
+  // axis: 90%, 99%, 99.9%) or one more (a hovered value).
+  function fmtPct(p, more) {
     if (p == null) return '–';
-    const s = p.toFixed(Math.max(0, Math.min(6, Math.ceil(nines(p) - 1e-6) - 1)));
-    return s + '%';
+    const n = Math.round(nines(p) * 1e6) / 1e6;
+    return p.toFixed(Math.max(0, Math.min(6, (more ? Math.ceil(n) : Math.round(n)) - (more ? 1 : 2)))) + '%';
   }
 
   function spectrum() {
@@ -59,7 +61,7 @@
     const tables = runs.map(s => [s.points.map(p => nines(p.percentile)), s.points.map(p => positive(p.ms))]);
     plot('latency-spectrum', {
       scales: { x: { time: false }, y: { distr: 3 } },
-      series: [{ label: 'percentile', value: (u, v) => (v == null ? '–' : fmtPct(percentile(v))) }]
+      series: [{ label: 'percentile', value: (u, v) => (v == null ? '–' : fmtPct(percentile(v), true)) }]
         .concat(runs.map(s => runSeries(s.run, { value: (u, v) => fmtMs(v) }))),
       axes: [
         { label: 'percentile', incrs: [1], values: (u, splits) => splits.map(n => fmtPct(percentile(n))) },
