@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hammer-load/hammer/folder"
@@ -134,7 +135,8 @@ func TestReportHTMLPause(t *testing.T) {
 
 // TestReportHTMLGate opens report.html of a small gate: the grid shows
 // each cell coloured by its verdict against its expectation, and each
-// cell links to its run's section.
+// cell links to its run's section; with JavaScript off, the verdict, the
+// tables and the grid still show.
 func TestReportHTMLGate(t *testing.T) {
 	dir := t.TempDir()
 	matrix := filepath.Join(dir, "small.matrix")
@@ -168,4 +170,28 @@ func TestReportHTMLGate(t *testing.T) {
 	checkOffline(t, p, url)
 	p.Screenshot("report-gate")
 	shoot(t, p, "report-gate-grid", "#grid")
+
+	// Without JavaScript the verdict, the tables and the grid still read,
+	// and the page says where the charts are.
+	if _, err := chromedp.Call(p.Ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	p.Do(chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("footer")))
+	type plain struct {
+		Verdict            string
+		Rows, Cells, Plots int
+		NoScript, Hidden   bool
+	}
+	got := browsertest.Get(p, chromedp.Evaluate[plain](`({
+		verdict: document.querySelector('#verdict').textContent,
+		rows: document.querySelectorAll('table.runs tbody tr').length,
+		cells: document.querySelectorAll('table.grid td.cell a').length,
+		plots: document.querySelectorAll('.uplot').length,
+		noScript: document.querySelector('#charts').innerText.includes('The charts need JavaScript'),
+		hidden: [...document.querySelectorAll('figure.chart, #charts .hint')].every(e => e.hidden),
+	})`))
+	if want := (plain{Verdict: "invalid", Rows: 3, Cells: 3, Plots: 0, NoScript: true, Hidden: true}); got != want {
+		t.Errorf("without JavaScript the page shows %+v, want %+v", got, want)
+	}
+	shoot(t, p, "report-gate-nojs", "main")
 }

@@ -203,6 +203,9 @@
     }, lw.runs.length && xs.length > 1 ? [xs].concat(lw.runs.map(r => r.counts.concat([r.counts[r.counts.length - 1]]))) : null);
   }
 
+  // The charts and their hint wait hidden for this script.
+  for (const el of document.querySelectorAll('#charts [hidden]')) el.hidden = false;
+
   for (const draw of [spectrum, phases, sold, rate, lockWait, pickFault]) {
     try {
       draw();
