@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hammer-load/hammer/folder"
@@ -86,7 +87,8 @@ const storyScript = `(() => {
 // TestReportHTMLPause opens report.html of a real lock-only run whose
 // holder is paused past its TTL: the banner says invalid, the story is
 // drawn with two holders of the lock at once and the seat both sold, the
-// charts are drawn (a click on a run in a legend hides it), porcupine's
+// charts are drawn (a click on a run in a legend hides it, a drag zooms,
+// hovering shows values), porcupine's
 // view is linked, and the page logs no error and asks for nothing but
 // itself. `hammer report` rebuilds the page.
 func TestReportHTMLPause(t *testing.T) {
@@ -121,6 +123,7 @@ func TestReportHTMLPause(t *testing.T) {
 		t.Errorf("the run's line still shows after a click on its legend entry")
 	}
 	p.Do(chromedp.Click(chromedp.CSS(legend)))
+	checkZoom(t, p)
 	if link := browsertest.Get(p, chromedp.Evaluate[string](`document.querySelector('a.porcupine').getAttribute('href')`)); !strings.HasPrefix(link, "porcupine/") {
 		t.Errorf("porcupine's view links to %q", link)
 	} else if _, err := os.Stat(filepath.Join(dir, link)); err != nil {
@@ -131,6 +134,37 @@ func TestReportHTMLPause(t *testing.T) {
 	shoot(t, p, "report-pause-banner", "header")
 	shoot(t, p, "report-pause-story", ".story")
 	shoot(t, p, "report-pause-sold", `figure[data-chart="sold-over-time"]`)
+}
+
+// checkZoom drags the mouse across the sold chart, as a person would: the
+// chart zooms into that time range, and hovering shows values in its
+// legend.
+func checkZoom(t *testing.T, p *browsertest.Page) {
+	t.Helper()
+	type box struct{ X, Y, W, H, Min, Max float64 }
+	const chart = `document.querySelector('figure[data-chart="sold-over-time"] .plot')`
+	b := browsertest.Get(p, chromedp.Evaluate[box](`(() => {
+		const el = `+chart+`, o = el.querySelector('.u-over');
+		o.scrollIntoView({block: 'center'});
+		const r = o.getBoundingClientRect();
+		return {x: r.left, y: r.top, w: r.width, h: r.height, min: el.uplot.scales.x.min, max: el.uplot.scales.x.max};
+	})()`))
+	y, from, to := b.Y+b.H/2, b.X+0.2*b.W, b.X+0.6*b.W
+	p.Do(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, from, y),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, from, y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, (from+to)/2, y, func(e *input.DispatchMouseEventParams) { e.Buttons = 1 }),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, to, y, func(e *input.DispatchMouseEventParams) { e.Buttons = 1 }),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, to, y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, (from+to)/2, y))
+	after := browsertest.Get(p, chromedp.Evaluate[box](`({min: `+chart+`.uplot.scales.x.min, max: `+chart+`.uplot.scales.x.max})`))
+	if span := b.Max - b.Min; after.Max-after.Min > 0.6*span || after.Min < b.Min+0.1*span {
+		t.Errorf("dragging across 20%%–60%% of the sold chart shows %g–%g ms of %g–%g: want it zoomed in", after.Min, after.Max, b.Min, b.Max)
+	}
+	hover := browsertest.Get(p, chromedp.Evaluate[string](chart+`.querySelector('.u-legend .u-series .u-value').textContent`))
+	if !strings.HasPrefix(hover, "+") {
+		t.Errorf("hovering the sold chart shows %q as its time, want +…", hover)
+	}
+	p.Do(chromedp.DoubleClick(chromedp.CSS(`figure[data-chart="sold-over-time"] .u-over`)))
 }
 
 // TestReportHTMLGate opens report.html of a small gate: the grid shows

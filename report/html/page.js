@@ -125,7 +125,8 @@
   }
 
   // shadeWindows shades, behind a chart's lines, when a fault was in
-  // force in one of the runs shown: the union of their fault windows.
+  // force in one of the runs shown: the union of their fault windows
+  // ({start_ms, end_ms} in the unit of the chart's x scale).
   function shadeWindows(u, perRun) {
     const ws = [].concat(...perRun).map(w => [w.start_ms, Math.max(w.end_ms, w.start_ms)]).sort((a, b) => a[0] - b[0]);
     const union = [];
@@ -180,8 +181,13 @@
     const r = D.attempts_per_second || { series: [] };
     const n = Math.max(0, ...r.series.map(s => s.per_second.length));
     const xs = Array.from({ length: n }, (v, i) => ((i + 0.5) * r.bucket_ms) / 1000);
+    // The fault windows, in seconds, when the folder is few enough runs
+    // for them to mean something summed (not a gate).
+    const windows = (D.runs || []).length > 12 ? [] : (D.sold_over_time || []).map(s =>
+      (s.faults || []).map(w => ({ start_ms: w.start_ms / 1000, end_ms: w.end_ms / 1000 })));
     plot('attempts-per-second', {
       scales: { x: { time: false } },
+      hooks: { drawClear: [u => shadeWindows(u, windows)] },
       series: [{ label: 's since go', value: (u, v) => (v == null ? '–' : v.toFixed(3) + ' s') }]
         .concat(r.series.map(s => ({ label: s.outcome + ' (' + s.total + ')', stroke: S.outcomes[s.outcome] || '#7f7f7f',
           width: 1.6, value: (u, v) => (v == null ? '–' : v.toFixed(0) + '/s') }))),
