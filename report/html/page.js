@@ -143,6 +143,15 @@
       const left = Math.max(u.bbox.left, x0), right = Math.min(u.bbox.left + u.bbox.width, Math.max(x1, x0 + 2));
       if (right > left) ctx.fillRect(left, u.bbox.top, right - left, u.bbox.height);
     }
+    // Where each window starts and ends, while there are few enough to
+    // tell apart: overlapping windows otherwise merge into one shade.
+    if (ws.length <= 30) {
+      ctx.fillStyle = 'rgba(130, 80, 223, 0.55)';
+      for (const x of [].concat(...ws)) {
+        const px = u.valToPos(x, 'x', true);
+        if (px >= u.bbox.left && px <= u.bbox.left + u.bbox.width) ctx.fillRect(Math.round(px), u.bbox.top, 1, u.bbox.height);
+      }
+    }
     ctx.restore();
   }
 
