@@ -14,6 +14,15 @@ import (
 	"github.com/hammer-load/hammer/internal/browsertest"
 )
 
+// skipShort skips a browser test in go test -short (make test-short):
+// it races hammer against the shared stack and starts a Chromium.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a browser test: make test runs it, go test -short does not")
+	}
+}
+
 // openReport opens a results folder's report.html in a headless
 // Chromium and waits until its script has run.
 func openReport(t *testing.T, dir string) (*browsertest.Page, string) {
@@ -92,6 +101,7 @@ const storyScript = `(() => {
 // view is linked, and the page logs no error and asks for nothing but
 // itself. `hammer report` rebuilds the page.
 func TestReportHTMLPause(t *testing.T) {
+	skipShort(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	args := append([]string{"run", "--mode", "lock-only", "--fault", "pause", "--procs", "2", "--goroutines", "50",
 		"--seats", "20", "--quiet", "--out", dir}, stackArgs(t)...)
@@ -172,6 +182,7 @@ func checkZoom(t *testing.T, p *browsertest.Page) {
 // cell links to its run's section; with JavaScript off, the verdict, the
 // tables and the grid still show.
 func TestReportHTMLGate(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	matrix := filepath.Join(dir, "small.matrix")
 	cells := "none none unsafe\nupdate-only none safe\nlock-plus-update none unsafe\n"
