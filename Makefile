@@ -6,7 +6,7 @@ NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build release-check load gate gate-redlock gate-locks gate-repeat bench test test-short test-release test-tools fuzz vet services examples load-service gate-service up down clean cli-reference
+.PHONY: all build vendor-uplot release-check load gate gate-redlock gate-locks gate-repeat bench test test-short test-release test-tools fuzz vet services examples load-service gate-service up down clean cli-reference
 
 all: build
 
@@ -18,6 +18,12 @@ DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hammer
+
+## vendor-uplot: re-fetch uPlot, which report.html draws its charts with, from the npm
+## registry into report/html/uplot (UPLOT=VERSION; then update its NOTICE.md and uplot.go)
+UPLOT ?= 1.6.32
+vendor-uplot:
+	./report/html/uplot/fetch.sh $(UPLOT)
 
 ## release-check: `goreleaser check` on .goreleaser.yaml, then a snapshot build of every release
 ## target into dist/, each binary checked static (CGO_ENABLED=0) and stamped

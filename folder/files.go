@@ -28,6 +28,8 @@ const (
 	ViolationsFile = "violations.txt"
 	// ReportFile is the Markdown report.
 	ReportFile = "report.md"
+	// HTMLFile is the one-file HTML report, which a browser opens offline.
+	HTMLFile = "report.html"
 	// JUnitFile is the JUnit XML report of a gate.
 	JUnitFile = "junit.xml"
 )
@@ -111,7 +113,7 @@ func fileName(run string) string {
 // one pattern: what docs/results.md describes.
 func files() []string {
 	out := append(recordFiles(), ManifestFile, histogramsFile, hgrmFile("<run>", "<phase>"),
-		SummaryFile, ViolationsFile, ReportFile, JUnitFile, PorcupineFile("<run>"))
+		SummaryFile, ViolationsFile, ReportFile, HTMLFile, JUnitFile, PorcupineFile("<run>"))
 	for _, c := range Charts() {
 		out = append(out, c.Files()...)
 	}

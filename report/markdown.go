@@ -57,9 +57,20 @@ func libraries(s Summary) []scenarios.Lock {
 
 // headline is the one-line verdict of the whole folder.
 func headline(s Summary) string {
+	h := folderHeadline(s)
+	return fmt.Sprintf("**%s** (exit %d): %s", h.label, s.ExitCode, h.text)
+}
+
+// verdictLine is the verdict of a whole folder: PASS, FAIL or UNKNOWN,
+// and what it means in a sentence.
+type verdictLine struct{ label, text string }
+
+// folderHeadline is the verdict of the whole folder, which report.md's
+// headline and report.html's banner both show.
+func folderHeadline(s Summary) verdictLine {
 	switch s.ExitCode {
 	case 0:
-		return fmt.Sprintf("**PASS** (exit 0): every one of %d runs is as expected.", len(s.Runs))
+		return verdictLine{"PASS", fmt.Sprintf("every one of %d runs is as expected.", len(s.Runs))}
 	case 1:
 		failed := 0
 		for _, r := range s.Runs {
@@ -67,9 +78,9 @@ func headline(s Summary) string {
 				failed++
 			}
 		}
-		return fmt.Sprintf("**FAIL** (exit 1): %d of %d runs broke a safety property or missed their expectation.", failed, len(s.Runs))
+		return verdictLine{"FAIL", fmt.Sprintf("%d of %d runs broke a safety property or missed their expectation.", failed, len(s.Runs))}
 	}
-	return fmt.Sprintf("**UNKNOWN** (exit %d): the outcome of at least one run could not be determined.", s.ExitCode)
+	return verdictLine{"UNKNOWN", "the outcome of at least one run could not be determined."}
 }
 
 func writeVerdicts(b *strings.Builder, s Summary) {
@@ -95,9 +106,20 @@ func writeVerdicts(b *strings.Builder, s Summary) {
 
 func writeManifest(b *strings.Builder, s Summary) {
 	b.WriteString("## How it ran\n\n| | |\n|---|---|\n")
+	for _, r := range manifestRows(s) {
+		fmt.Fprintf(b, "| %s | %s |\n", r[0], r[1])
+	}
+	b.WriteString("\n")
+}
+
+// manifestRows are the rows of the table of how the folder's runs were
+// made, as (what, value) with Markdown's backticks around names; rows
+// without a value are left out.
+func manifestRows(s Summary) [][2]string {
+	var out [][2]string
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(b, "| %s | %s |\n", k, v)
+			out = append(out, [2]string{k, v})
 		}
 	}
 	e := s.Env
@@ -134,7 +156,7 @@ func writeManifest(b *strings.Builder, s Summary) {
 	if e.Cores > 0 {
 		row("host cores", fmt.Sprint(e.Cores))
 	}
-	b.WriteString("\n")
+	return out
 }
 
 func writeLatency(b *strings.Builder, s Summary) {

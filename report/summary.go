@@ -106,6 +106,10 @@ type RunSummary struct {
 	// linearization is porcupine's check of the run, which Write draws;
 	// nil in a summary read back from summary.json.
 	linearization *linearize.Result
+	// gaps are what an invalid run's checks could not judge, and why
+	// (verify.Verdict.Gaps), which report.html's banner lists; Notes
+	// holds them too.
+	gaps []string
 }
 
 // Slack summarises lock slack in milliseconds. Small slack is the risk, so
@@ -163,6 +167,7 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
 		Floor: physicalFloor(rv.Run, st), Checkers: rv.Verdict.Checkers, Agents: agentSummaries(rv.Run, st.first),
 	}
+	rs.gaps = rv.Verdict.Gaps
 	if rv.Linearization.CanVisualize() {
 		rs.linearization = &rv.Linearization
 	}

@@ -22,17 +22,20 @@ type Outputs struct {
 
 // Write renders the summary s of the results folder f into dir:
 // summary.json, violations.txt, the charts, porcupine's drawing of each
-// run it checked, report.md and junit.xml, as o says.
+// run it checked, report.md, report.html and junit.xml, as o says.
 func Write(dir string, f *folder.Folder, s Summary, o Outputs) error {
 	if err := saveSummary(dir, s); err != nil {
 		return err
 	}
 	var written []string
+	var data *chart.Data
 	if !o.NoCharts {
+		d := chart.Build(f)
 		var err error
-		if written, err = chart.Write(dir, chart.Build(f)); err != nil {
+		if written, err = chart.Write(dir, d); err != nil {
 			return fmt.Errorf("charts: %w", err)
 		}
+		data = &d
 	}
 	var charts []folder.Chart
 	for _, c := range folder.Charts() {
@@ -46,6 +49,11 @@ func Write(dir string, f *folder.Folder, s Summary, o Outputs) error {
 	}
 	if err := writeFile(filepath.Join(dir, folder.ReportFile), func(b *strings.Builder) error { return writeMarkdown(b, s, charts, pages) }); err != nil {
 		return err
+	}
+	if err := writeFile(filepath.Join(dir, folder.HTMLFile), func(b *strings.Builder) error {
+		return writeHTML(b, htmlInput{s: s, f: f, charts: data, pages: pages})
+	}); err != nil {
+		return fmt.Errorf("%s: %w", folder.HTMLFile, err)
 	}
 	if o.JUnit != "" {
 		return saveJUnit(dir, s, o.JUnit)

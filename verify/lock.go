@@ -77,10 +77,11 @@ func (x *index) mutualExclusion() []Violation {
 				Detail: fmt.Sprintf("and %d more overlapping pairs of lock holders", len(overlaps)-i)})
 			break
 		}
-		out = append(out, Violation{Check: CheckMutualExclusion,
+		v := Violation{Check: CheckMutualExclusion,
 			Detail: fmt.Sprintf("%s and %s held the lock at the same time for %s",
-				o.First.RequestID, o.Second.RequestID, ms(o.To-o.From)),
-			Story: x.overlapStory(o)})
+				o.First.RequestID, o.Second.RequestID, ms(o.To-o.From))}
+		v.attach(x.overlapStory(o))
+		out = append(out, v)
 	}
 	return out
 }

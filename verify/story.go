@@ -114,6 +114,13 @@ func (x *index) faultEvents(ids ...string) []event {
 	return out
 }
 
+// story is a told story with its actors and seat, ready for a Violation.
+type story struct {
+	lines  []string
+	actors []string
+	seat   int
+}
+
 // tell renders events in time order, each stamped from the go signal.
 func (x *index) tell(events []event, ending string) []string {
 	slices.SortStableFunc(events, func(a, b event) int { return cmp.Compare(a.at, b.at) })
@@ -129,7 +136,7 @@ func (x *index) attemptsOf(id string) []history.Attempt { return x.attempts[id] 
 
 // seatStory tells how seat ended up sold to more than one request: the
 // first two sales of it and everything that led to them.
-func (x *index) seatStory(seat int, rows []history.Sale) []string {
+func (x *index) seatStory(seat int, rows []history.Sale) story {
 	rows = slices.Clone(rows)
 	slices.SortStableFunc(rows, func(a, b history.Sale) int { return cmp.Compare(a.SoldAt, b.SoldAt) })
 	ids := []string{rows[0].RequestID, rows[1].RequestID}
@@ -147,7 +154,8 @@ func (x *index) seatStory(seat int, rows []history.Sale) []string {
 		}
 	}
 	events = append(events, x.faultEvents(actors...)...)
-	return x.tell(events, fmt.Sprintf("seat %d was sold to both %s and %s", seat, ids[0], ids[1]))
+	return story{lines: x.tell(events, fmt.Sprintf("seat %d was sold to both %s and %s", seat, ids[0], ids[1])),
+		actors: actors, seat: seat}
 }
 
 // staleWriter finds the write that produced the count a read-then-write saw,
@@ -170,16 +178,17 @@ func (x *index) staleWriter(a history.Attempt) (history.Attempt, bool) {
 }
 
 // overlapStory tells how two holders came to hold the lock at once.
-func (x *index) overlapStory(o pair) []string {
+func (x *index) overlapStory(o pair) story {
 	events := append(x.attemptEvents(o.First), x.attemptEvents(o.Second)...)
 	events = append(events, x.faultEvents(o.First.RequestID, o.Second.RequestID)...)
-	return x.tell(events, fmt.Sprintf("%s and %s were both in their critical sections from +%s to +%s",
-		o.First.RequestID, o.Second.RequestID, ms(o.From-x.in.GoAt), ms(o.To-x.in.GoAt)))
+	return story{lines: x.tell(events, fmt.Sprintf("%s and %s were both in their critical sections from +%s to +%s",
+		o.First.RequestID, o.Second.RequestID, ms(o.From-x.in.GoAt), ms(o.To-x.in.GoAt))),
+		actors: []string{o.First.RequestID, o.Second.RequestID}}
 }
 
 // firstDoubleSale returns the story of the earliest seat sold twice, the
 // usual way an oversell happens.
-func (x *index) firstDoubleSale() []string {
+func (x *index) firstDoubleSale() story {
 	bySeat := map[int][]history.Sale{}
 	for _, s := range x.in.Sales {
 		bySeat[s.Seat] = append(bySeat[s.Seat], s)
@@ -195,7 +204,7 @@ func (x *index) firstDoubleSale() []string {
 		}
 	}
 	if best == 0 {
-		return nil
+		return story{}
 	}
 	return x.seatStory(best, bySeat[best])
 }
@@ -219,12 +228,17 @@ func (x *index) addStories(vs []Violation) {
 	for i := range vs {
 		switch vs[i].Check {
 		case CheckOversell:
-			vs[i].Story = x.firstDoubleSale()
+			vs[i].attach(x.firstDoubleSale())
 		case CheckDoubleSold:
 			var seat int
 			if _, err := fmt.Sscanf(vs[i].Detail, "seat %d", &seat); err == nil && len(bySeat[seat]) > 1 {
-				vs[i].Story = x.seatStory(seat, bySeat[seat])
+				vs[i].attach(x.seatStory(seat, bySeat[seat]))
 			}
 		}
 	}
+}
+
+// attach sets the violation's story, its actors and its seat.
+func (v *Violation) attach(s story) {
+	v.Story, v.Actors, v.Seat = s.lines, s.actors, s.seat
 }

@@ -66,6 +66,13 @@ type Violation struct {
 	// Story is the shortest chain of recorded events that produced the
 	// violation, in time order and plain words, when one can be told.
 	Story []string `json:"story,omitempty"`
+	// Actors are the requests whose attempts the story tells, the two at
+	// its heart first (the two sales of a seat, the two holders of the
+	// lock), for a report that draws the story; empty without a story.
+	// Not in summary.json: a report rebuilds it by verifying again.
+	Actors []string `json:"-"`
+	// Seat is the seat the story shows sold twice; 0 when there is none.
+	Seat int `json:"-"`
 }
 
 // Input is everything Check looks at for one run and one sector.
@@ -149,6 +156,10 @@ type Verdict struct {
 	// Undetermined says why the verdict is unknown; empty unless Status is
 	// Unknown.
 	Undetermined []string `json:"undetermined,omitempty"`
+	// Gaps are the gaps in the evidence of an Invalid verdict, which Notes
+	// also hold: what was not judged, and why. Not in summary.json (a
+	// report rebuilds it by verifying again).
+	Gaps []string `json:"-"`
 	// Checkers holds what each checker said when the run was checked
 	// twice (CheckTwice); nil after Check alone.
 	Checkers *Checkers `json:"checkers,omitempty"`
@@ -188,7 +199,8 @@ func Check(in Input) Verdict {
 		// The violations stand on intact records alone; gaps in the
 		// evidence are still worth knowing, so they become notes.
 		v.Status = Invalid
-		v.Notes = append(v.Notes, idx.gaps()...)
+		v.Gaps = idx.gaps()
+		v.Notes = append(v.Notes, v.Gaps...)
 	default:
 		v.Undetermined = idx.undetermined()
 		v.Status = Valid

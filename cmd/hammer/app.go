@@ -65,7 +65,7 @@ Usage:
   hammer load [flags]              every mode against its expectation (the default matrix)
   hammer gate [--matrix FILE]      mode x fault matrix as a CI gate; writes junit.xml
   hammer verify DIR                re-verify a results folder offline
-  hammer report DIR                rebuild summary, charts and report.md of a results folder
+  hammer report DIR                rebuild summary, charts, report.md and report.html of a results folder
   hammer report --compare A B      B against A side by side; exit 0 none worse, 1 a run got worse, 3 cannot tell
   hammer agent --join HOST:PORT    a worker host for run|load|gate --agents N (see docs/agents.md)
   hammer token                     a fresh shared token for --token-file (32 random bytes, URL-safe)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,9 +76,10 @@ func loadAction(t *testing.T) (action, string) {
 }
 
 // TestActionInputs: every input an expression names is declared, every
-// declared input is used, every step output read is written by its step,
-// and no run script has an expression pasted into it (an input holding a
-// quote would run as shell code): inputs reach scripts through env.
+// declared input is used, every step output read is written by its step
+// (or is an output of the action the step uses), and no run script has an
+// expression pasted into it (an input holding a quote would run as shell
+// code): inputs reach scripts through env.
 func TestActionInputs(t *testing.T) {
 	a, text := loadAction(t)
 	used := map[string]bool{}
@@ -107,7 +109,21 @@ func TestActionInputs(t *testing.T) {
 			t.Errorf("step %q pastes %s into its script; pass it through env", s.Name, m)
 		}
 	}
+	// The outputs of the actions a step uses that the action reads.
+	known := map[string][]string{"actions/upload-artifact": {"artifact-id", "artifact-url", "artifact-digest"}}
+	uses := map[string]string{}
+	for _, s := range a.Runs.Steps {
+		if name, _, ok := strings.Cut(s.Uses, "@"); ok && s.ID != "" {
+			uses[s.ID] = name
+		}
+	}
 	for _, m := range regexp.MustCompile(`\bsteps\.([\w-]+)\.outputs\.([\w-]+)`).FindAllStringSubmatch(text, -1) {
+		if action, ok := uses[m[1]]; ok {
+			if !slices.Contains(known[action], m[2]) {
+				t.Errorf("%s: %s has no output %s", m[0], action, m[2])
+			}
+			continue
+		}
 		script, ok := scripts[m[1]]
 		if !ok {
 			t.Errorf("%s: no run step has the id %s", m[0], m[1])
@@ -151,14 +167,19 @@ func TestActionSteps(t *testing.T) {
 			t.Errorf("step %q (%s) runs before hammer", steps[i].Name, what)
 		}
 	}
+	uploads := map[string]int{}
 	for _, s := range steps {
 		if strings.HasPrefix(s.Uses, "mikepenz/action-junit-report@") && s.With["report_paths"] != "${{ inputs.results }}/junit.xml" {
 			t.Errorf("junit step reads %q, not the results folder's junit.xml", s.With["report_paths"])
 		}
-		if strings.HasPrefix(s.Uses, "actions/upload-artifact@") && s.With["path"] != "${{ inputs.results }}" {
-			t.Errorf("upload step uploads %q, not the results folder", s.With["path"])
+		if strings.HasPrefix(s.Uses, "actions/upload-artifact@") {
+			uploads[s.With["path"]]++
 		}
 	}
+	if want := map[string]int{"${{ inputs.results }}": 1, "${{ steps.html.outputs.path }}": 1}; !maps.Equal(uploads, want) {
+		t.Errorf("upload steps upload %v, want the results folder and report.html once each", uploads)
+	}
+	checkActionHTML(t, steps)
 }
 
 // TestActionRunsHammer runs the action's scripts as the runner would (bash
@@ -201,9 +222,19 @@ func TestActionRunsHammer(t *testing.T) {
 			t.Errorf("matrix %q: exit-code output %q, want hammer's %s", run.cells, got, run.wantCode)
 		}
 		ctx["steps.hammer.outputs.exit-code"] = out["exit-code"]
+		ctx["inputs.artifact-name"] = "hammer-ci"
+		html := r.step(a, "Name report.html after the artifact", 0)["path"]
+		if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), `id="verdict"`) {
+			t.Errorf("matrix %q: the copy of report.html %q: %v", run.cells, html, err)
+		} else if filepath.Base(html) != "hammer-ci.html" {
+			t.Errorf("report.html copied as %s, want it named after the artifact", html)
+		}
+		ctx["steps.html-upload.outputs.artifact-url"] = "https://github.com/o/r/actions/runs/1/artifacts/2"
 		r.step(a, "Job summary", 0)
 		if b, err := os.ReadFile(summary); err != nil || !strings.Contains(string(b), "| ") {
 			t.Errorf("matrix %q: the job summary lacks report.md's table (%v):\n%s", run.cells, err, b)
+		} else if !strings.Contains(string(b), "[report.html](https://github.com/o/r/actions/runs/1/artifacts/2)") {
+			t.Errorf("matrix %q: the job summary does not link report.html:\n%s", run.cells, b)
 		}
 		code := 1
 		if run.wantCode == "0" {

@@ -224,7 +224,7 @@ func finish(dir string, raw *history.Log, lat *latency.Set, outputs report.Outpu
 		fmt.Fprintf(io.err, "hammer: print the verdict table: %v\n", err)
 		return exitInfra
 	}
-	fmt.Fprintf(io.out, "\nresults: %s (%s)\n", dir, folder.ReportFile)
+	fmt.Fprintf(io.out, "\nresults: %s (%s, %s)\n", dir, folder.ReportFile, folder.HTMLFile)
 	return summary.ExitCode
 }
 

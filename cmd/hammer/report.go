@@ -10,7 +10,7 @@ import (
 	"github.com/hammer-load/hammer/report"
 )
 
-// reportCmd is `hammer report DIR` (rebuild summary, charts and report.md
+// reportCmd is `hammer report DIR` (rebuild summary, charts, report.md and report.html
 // of a saved results folder) and `hammer report --compare A B` (set two
 // runs side by side; exits 1 when a run got worse from A to B).
 func reportCmd(args []string, io stdio) int {
@@ -43,7 +43,7 @@ func reportCmd(args []string, io stdio) int {
 		fmt.Fprintf(io.err, "hammer: report: %v\n", err)
 		return exitInfra
 	}
-	fmt.Fprintf(io.out, "rebuilt %s, %s and the charts in %s\n", folder.ReportFile, folder.SummaryFile, dir)
+	fmt.Fprintf(io.out, "rebuilt %s, %s, %s and the charts in %s\n", folder.ReportFile, folder.HTMLFile, folder.SummaryFile, dir)
 	return summary.ExitCode
 }
 

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"fmt"
 	"image/color"
 
 	"gonum.org/v1/plot/font"
@@ -116,3 +117,42 @@ func seatLine() draw.LineStyle {
 
 // gridColour is the colour of the background grid.
 func gridColour() color.Color { return color.Gray{Y: 0xdd} }
+
+// Style is how the charts draw each run and outcome, for a page that
+// draws them again (report.html): CSS colours and dash patterns in
+// points, the same as the PNG and SVG files'.
+type Style struct {
+	// Runs maps a run's name to its look.
+	Runs map[string]RunStyle `json:"runs"`
+	// Outcomes maps an outcome to its colour.
+	Outcomes map[history.Outcome]string `json:"outcomes"`
+}
+
+// RunStyle is one run's colour (its mode's) and dash (its fault's; empty
+// for a solid line).
+type RunStyle struct {
+	Colour string    `json:"colour"`
+	Dash   []float64 `json:"dash,omitempty"`
+}
+
+// Styles is how the charts of d draw its runs and the outcomes.
+func Styles(d Data) Style {
+	s := Style{Runs: map[string]RunStyle{}, Outcomes: map[history.Outcome]string{}}
+	for _, r := range d.Runs {
+		rs := RunStyle{Colour: cssColour(modeColour(r.Colour))}
+		for _, l := range dashPattern(r.Dash) {
+			rs.Dash = append(rs.Dash, float64(l))
+		}
+		s.Runs[r.Name] = rs
+	}
+	for _, o := range outcomes() {
+		s.Outcomes[o] = cssColour(outcomeLine(o).Color)
+	}
+	return s
+}
+
+// cssColour is c as a CSS hex colour.
+func cssColour(c color.Color) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
