@@ -9,6 +9,7 @@ import (
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -188,8 +189,8 @@ func hostWorkers(o Options, p int) int {
 }
 
 // newWorkerConfig is what every worker of the race is told.
-func newWorkerConfig(o Options, schema, prefix string) workerConfig {
-	return workerConfig{
+func newWorkerConfig(o Options, schema, prefix string) wire.Config {
+	return wire.Config{
 		Run: o.Scenario.Name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
 		RedisURL: o.RedisURL, RedisPeers: o.RedisPeers, PGURL: o.PGURL, Schema: schema,
 		LockKey: o.Backend.LockKey(prefix), Sector: sectorID,

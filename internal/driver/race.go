@@ -12,6 +12,7 @@ import (
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/seatdb"
+	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/latency"
 )
 
@@ -283,7 +284,7 @@ func (s *shipping) begin(f *fleet) bool {
 	s.asked = map[int]bool{}
 	for p, w := range f.ws {
 		w.stopped = true
-		if !w.done && !w.crashed.Load() && !w.proc.ended() && w.proc.send(control{Ship: true}) == nil {
+		if !w.done && !w.crashed.Load() && !w.proc.ended() && w.proc.send(wire.Control{Ship: true}) == nil {
 			s.asked[p] = true
 		}
 	}
