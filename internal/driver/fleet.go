@@ -231,7 +231,7 @@ func (f *fleet) realtimeWorkers() int {
 
 // finish notes that worker p has finished its attempts (or its output
 // ended); once every worker has, it tells those whose output goes on to
-// wrap up (see WorkerMain's finish line). A worker that cannot be told is
+// wrap up (see worker.Main's finish line). A worker that cannot be told is
 // left to the race's timeout and the shipping of a stopped race, like one
 // that does not answer.
 func (f *fleet) finish(p int) {

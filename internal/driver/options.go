@@ -70,7 +70,7 @@ type Options struct {
 	RedisPeers []string
 
 	// Contender names a kind of contender the worker binary offers in its
-	// Kit, and ContenderConfig is handed to it in every worker; empty
+	// worker.Kit, and ContenderConfig is handed to it in every worker; empty
 	// races the built-in strategy of the scenario's mode.
 	Contender       string
 	ContenderConfig json.RawMessage

@@ -266,8 +266,8 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 const shipGrace = 250 * time.Millisecond
 
 // shipping is a stopped race asking its workers for the records they hold
-// (see outbox) before it kills them, so that stopping loses no attempt
-// that had ended.
+// (see internal/worker's outbox) before it kills them, so that stopping
+// loses no attempt that had ended.
 type shipping struct {
 	asked    map[int]bool // workers asked that have not answered or ended
 	deadline <-chan time.Time

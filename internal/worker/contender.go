@@ -37,8 +37,8 @@ type Contender interface {
 
 // Connect makes the Contender of one worker process, of a kind other than
 // the built-in strategies, from the settings the coordinator sent
-// (driver.Options.ContenderConfig); it opens what the process's goroutines share,
-// and close releases it.
+// (driver.Options.ContenderConfig); it opens what the process's
+// goroutines share, and close releases it.
 type Connect func(ctx context.Context, s Session) (c Contender, close func(), err error)
 
 // Session is what a worker process knows when it connects its contender.
