@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	// a failing server once, in its own words.
 	logging.Disable()
 	if len(args) > 0 && args[0] == workerCommand {
-		// A worker speaks the driver's protocol on stdout and gets its URLs
+		// A worker speaks internal/wire's messages on stdout and gets its URLs
 		// on stdin; the coordinator masks whatever it reports.
 		return workerCmd(ctx, args[1:], io)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/redisstock"
 	"github.com/hammer-load/hammer/internal/seatdb"
+	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -148,7 +149,7 @@ type serving struct {
 
 // startBackend starts o's backend on the servers the fault set up and
 // hands what it returns to the workers (through cfg).
-func startBackend(ctx context.Context, o Options, br BackendRace, env *faultEnv, cfg *workerConfig) (*serving, error) {
+func startBackend(ctx context.Context, o Options, br BackendRace, env *faultEnv, cfg *wire.Config) (*serving, error) {
 	settings, err := o.Backend.Start(ctx, br, env.servers)
 	if err != nil {
 		return nil, err
@@ -172,7 +173,7 @@ func (s *serving) stop() []string {
 // the lock's holders from before the go signal and has the scheduled ones
 // struck; the workers' contenders then ask for no strike themselves. It
 // returns what ends the watch.
-func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg workerConfig) func() {
+func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg wire.Config) func() {
 	h, ok := s.b.(Holders)
 	if !ok || len(s.sched) == 0 {
 		return func() {}

@@ -11,6 +11,7 @@ import (
 	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/health"
 	"github.com/hammer-load/hammer/internal/seatdb"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // cleanupWait bounds the clean-up of a race whose servers answered.
@@ -43,7 +44,7 @@ type leftKey struct {
 // raceKeys are the keys the workers of a race told cfg may make: the lock
 // (with its TTL, which a holder's extension renews for at most one TTL),
 // the fencing and fault counters and the stock counter.
-func raceKeys(o Options, cfg workerConfig) []leftKey {
+func raceKeys(o Options, cfg wire.Config) []leftKey {
 	keys := []leftKey{{cfg.LockKey, o.LockTTL}, {cfg.FenceKey, 0}, {cfg.FaultKey, 0}}
 	if cfg.StockKey != "" {
 		keys = append(keys, leftKey{cfg.StockKey, 0})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/internal/agent"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // remoteProc stands in for a worker on an agent whose output is out.
@@ -65,7 +66,7 @@ type wrapProc struct {
 }
 
 func (p wrapProc) send(v any) error {
-	if c, ok := v.(control); ok && c.Wrap {
+	if c, ok := v.(wire.Control); ok && c.Wrap {
 		*p.wraps++
 		if *p.wraps == 1 && p.wrapped != nil {
 			p.wrapped.Close()

@@ -10,13 +10,14 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/worker"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
 // contenders are the contender kinds this test binary offers its workers
 // besides the built-in strategies.
-func contenders() map[string]driver.Connect {
-	return map[string]driver.Connect{"canned": connectCanned}
+func contenders() map[string]worker.Connect {
+	return map[string]worker.Connect{"canned": connectCanned}
 }
 
 // canned is a contender that answers every attempt with the outcome its
@@ -24,7 +25,7 @@ func contenders() map[string]driver.Connect {
 // of another kind plugs into the driver through the worker's Kit.
 type canned struct{ outcome history.Outcome }
 
-func connectCanned(_ context.Context, s driver.Session) (driver.Contender, func(), error) {
+func connectCanned(_ context.Context, s worker.Session) (worker.Contender, func(), error) {
 	var cfg struct {
 		Outcome history.Outcome `json:"outcome"`
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/realtime/realtimetest"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
+	"github.com/hammer-load/hammer/internal/worker"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
@@ -25,7 +26,7 @@ const workerArg = "_driver_test_worker"
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
-		os.Exit(driver.WorkerMain(context.Background(), os.Stdin, os.Stdout, driver.Kit{Plants: plants(), Contenders: contenders()}))
+		os.Exit(worker.Main(context.Background(), os.Stdin, os.Stdout, worker.Kit{Plants: plants(), Contenders: contenders()}))
 	}
 	os.Exit(stacktest.Main(m))
 }

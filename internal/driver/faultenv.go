@@ -7,6 +7,7 @@ import (
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/health"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // faultEnv is the race's fault on the coordinator's side: what its set-up
@@ -22,7 +23,7 @@ type faultEnv struct {
 // setUpFaults prepares the race's fault and points the workers (through
 // cfg) at the servers it says; the coordinator keeps its direct URLs for
 // set-up, read-back and clean-up.
-func setUpFaults(ctx context.Context, o Options, cfg *workerConfig) (*faultEnv, error) {
+func setUpFaults(ctx context.Context, o Options, cfg *wire.Config) (*faultEnv, error) {
 	f, err := fault.New(o.Scenario.Fault)
 	if err != nil {
 		return nil, err
@@ -37,7 +38,7 @@ func setUpFaults(ctx context.Context, o Options, cfg *workerConfig) (*faultEnv, 
 
 // coordinator is what the fault may use in the coordinator while ws race
 // as cfg says.
-func (e *faultEnv) coordinator(o Options, ws *fleet, cfg workerConfig) *fault.Coordinator {
+func (e *faultEnv) coordinator(o Options, ws *fleet, cfg wire.Config) *fault.Coordinator {
 	return &fault.Coordinator{
 		PauseFor: o.PauseFor, LockTTL: o.LockTTL, LockKey: cfg.LockKey, StockKey: cfg.StockKey, Seats: o.Seats,
 		HolderKey: cfg.FaultKey,

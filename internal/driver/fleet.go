@@ -12,6 +12,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/agent"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // worker is one running worker process.
@@ -45,13 +46,13 @@ type fleet struct {
 
 // startWorkers starts the race's workers, as child processes or, with
 // agents, one on each agent, and sends each its configuration.
-func startWorkers(ctx context.Context, o Options, cfg workerConfig) (*fleet, error) {
+func startWorkers(ctx context.Context, o Options, cfg wire.Config) (*fleet, error) {
 	if n := len(o.Agents); n > 0 && n != o.Procs {
 		return nil, fmt.Errorf("%d worker processes on %d agents: one each", o.Procs, n)
 	}
 	f := &fleet{events: make(chan event, 1024), quit: make(chan struct{})}
 	for p := range o.Procs {
-		w, err := startWorker(o, cfg.forProc(p, o), p)
+		w, err := startWorker(o, forProc(cfg, p, o), p)
 		if err != nil {
 			f.shutdown()
 			return nil, err
@@ -63,7 +64,7 @@ func startWorkers(ctx context.Context, o Options, cfg workerConfig) (*fleet, err
 }
 
 // startWorker starts worker p and configures it.
-func startWorker(o Options, c workerConfig, p int) (*worker, error) {
+func startWorker(o Options, c wire.Config, p int) (*worker, error) {
 	if len(o.Agents) == 0 {
 		l, err := startLocal(o.Worker)
 		if err != nil {
@@ -98,7 +99,7 @@ const racePings = 4
 // event is one line (or the end) of a worker's output.
 type event struct {
 	proc int
-	msg  message
+	msg  wire.Message
 	end  error // set with eof
 	eof  bool
 }
@@ -112,14 +113,14 @@ func (f *fleet) listen() {
 			sc := bufio.NewScanner(out)
 			sc.Buffer(make([]byte, 64*1024), 1<<20)
 			for sc.Scan() {
-				var m message
+				var m wire.Message
 				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 					// Keep the pipe flowing so the worker can never block on it.
 					_, _ = io.Copy(io.Discard, out)
 					f.emit(event{proc: p, eof: true, end: fmt.Errorf("bad output %q: %w", sc.Text(), err)})
 					return
 				}
-				m.shift(-int64(w.clock.Offset))
+				m.Shift(-int64(w.clock.Offset))
 				if !f.emit(event{proc: p, msg: m}) {
 					return
 				}
@@ -203,7 +204,7 @@ func (f *fleet) release() int64 {
 	at := time.Now().Add(delay).UnixNano()
 	for _, w := range f.ws {
 		// A worker that cannot read its go signal has died; collect notices.
-		_ = w.proc.send(goSignal{At: at + int64(w.clock.Offset)})
+		_ = w.proc.send(wire.GoSignal{At: at + int64(w.clock.Offset)})
 	}
 	return at
 }
@@ -230,7 +231,7 @@ func (f *fleet) realtimeWorkers() int {
 
 // finish notes that worker p has finished its attempts (or its output
 // ended); once every worker has, it tells those whose output goes on to
-// wrap up (see WorkerMain's finish line). A worker that cannot be told is
+// wrap up (see worker.Main's finish line). A worker that cannot be told is
 // left to the race's timeout and the shipping of a stopped race, like one
 // that does not answer.
 func (f *fleet) finish(p int) {
@@ -246,7 +247,7 @@ func (f *fleet) finish(p int) {
 	f.wrapped = true
 	for _, w := range f.ws {
 		if !w.gone {
-			_ = w.proc.send(control{Wrap: true})
+			_ = w.proc.send(wire.Control{Wrap: true})
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/stack"
+	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -69,7 +70,7 @@ type Options struct {
 	RedisPeers []string
 
 	// Contender names a kind of contender the worker binary offers in its
-	// Kit, and ContenderConfig is handed to it in every worker; empty
+	// worker.Kit, and ContenderConfig is handed to it in every worker; empty
 	// races the built-in strategy of the scenario's mode.
 	Contender       string
 	ContenderConfig json.RawMessage
@@ -188,8 +189,8 @@ func hostWorkers(o Options, p int) int {
 }
 
 // newWorkerConfig is what every worker of the race is told.
-func newWorkerConfig(o Options, schema, prefix string) workerConfig {
-	return workerConfig{
+func newWorkerConfig(o Options, schema, prefix string) wire.Config {
+	return wire.Config{
 		Run: o.Scenario.Name, Mode: o.Scenario.Mode, Goroutines: o.Goroutines, Attempts: o.Attempts,
 		RedisURL: o.RedisURL, RedisPeers: o.RedisPeers, PGURL: o.PGURL, Schema: schema,
 		LockKey: o.Backend.LockKey(prefix), Sector: sectorID,

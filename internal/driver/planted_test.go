@@ -19,14 +19,15 @@ import (
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/internal/worker"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/hammer-load/hammer/verify"
 )
 
 // plants are the classic mistakes, planted one at a time into the worker
 // processes of this test binary. They exist only here, never in hammer.
-func plants() map[string]driver.Plant {
-	return map[string]driver.Plant{
+func plants() map[string]worker.Plant {
+	return map[string]worker.Plant{
 		"release-without-owner-check": func(c *strategy.Contender, d strategy.Deps) {
 			c.Lock = &brokenLock{RedisLock: redisLock(d), rdb: d.Redis, release: plainDel}
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/hammer-load/hammer/internal/agent"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/seatdb"
+	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/latency"
 )
 
@@ -265,8 +266,8 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 const shipGrace = 250 * time.Millisecond
 
 // shipping is a stopped race asking its workers for the records they hold
-// (see outbox) before it kills them, so that stopping loses no attempt
-// that had ended.
+// (see internal/worker's outbox) before it kills them, so that stopping
+// loses no attempt that had ended.
 type shipping struct {
 	asked    map[int]bool // workers asked that have not answered or ended
 	deadline <-chan time.Time
@@ -283,7 +284,7 @@ func (s *shipping) begin(f *fleet) bool {
 	s.asked = map[int]bool{}
 	for p, w := range f.ws {
 		w.stopped = true
-		if !w.done && !w.crashed.Load() && !w.proc.ended() && w.proc.send(control{Ship: true}) == nil {
+		if !w.done && !w.crashed.Load() && !w.proc.ended() && w.proc.send(wire.Control{Ship: true}) == nil {
 			s.asked[p] = true
 		}
 	}

@@ -1,11 +1,11 @@
 package driver
 
 import (
-	"fmt"
 	"iter"
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // requestsPerWorker is how many attempt records the race must leave per
@@ -60,7 +60,7 @@ func expectedRequests(o Options) iter.Seq[history.Attempt] {
 		for p := range o.Procs {
 			if o.Rate > 0 {
 				for n := range openShare(o, p) {
-					if !yield(history.Attempt{Proc: p, Goroutine: -1, RequestID: OpenRequestID(p, n)}) {
+					if !yield(history.Attempt{Proc: p, Goroutine: -1, RequestID: wire.OpenRequestID(p, n)}) {
 						return
 					}
 				}
@@ -68,7 +68,7 @@ func expectedRequests(o Options) iter.Seq[history.Attempt] {
 			}
 			for g := range o.Goroutines {
 				for k := range o.Attempts {
-					if !yield(history.Attempt{Proc: p, Goroutine: g, RequestID: RequestID(p, g, k)}) {
+					if !yield(history.Attempt{Proc: p, Goroutine: g, RequestID: wire.RequestID(p, g, k)}) {
 						return
 					}
 				}
@@ -91,7 +91,7 @@ func openShare(o Options, p int) int {
 // forProc is the configuration of worker p: how many workers share its
 // host and, in the open model, its share of the requests, at its share of
 // the rate, offset so that the workers take turns.
-func (c workerConfig) forProc(p int, o Options) workerConfig {
+func forProc(c wire.Config, p int, o Options) wire.Config {
 	c.Proc, c.HostWorkers = p, hostWorkers(o, p)
 	if o.Rate > 0 {
 		c.Rate = o.Rate / float64(o.Procs)
@@ -100,11 +100,3 @@ func (c workerConfig) forProc(p int, o Options) workerConfig {
 	}
 	return c
 }
-
-// OpenRequestID names request n of process p in the open model.
-func OpenRequestID(p, n int) string { return fmt.Sprintf("p%d-r%d", p, n) }
-
-// RequestID names attempt k of goroutine g in process p. Ids are
-// deterministic so that the coordinator can name the attempts a dead worker
-// never reported.
-func RequestID(p, g, k int) string { return fmt.Sprintf("p%d-g%d-a%d", p, g, k) }

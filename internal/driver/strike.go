@@ -10,6 +10,7 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/fault"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // striker is the coordinator's side of fault injection: it hands the
@@ -126,5 +127,5 @@ func (f *fleet) Crashed(proc int) { f.ws[proc].crashed.Store(true) }
 // attempt may go on.
 func (f *fleet) Resume(t fault.Target) {
 	// A worker that cannot read has died; the collector notices.
-	_ = f.ws[t.Proc].proc.send(control{Resume: t.Key})
+	_ = f.ws[t.Proc].proc.send(wire.Control{Resume: t.Key})
 }

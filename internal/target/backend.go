@@ -21,7 +21,7 @@ import (
 )
 
 // Kind names the contender of a user's service in a worker binary's
-// driver.Kit.
+// worker.Kit.
 const Kind = "http"
 
 // Backend is one variant of a user's service as the driver.Backend of a

@@ -18,7 +18,7 @@ import (
 	"unicode"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/worker"
 )
 
 // maxBody is how much of a response body is read; a longer body is cut
@@ -37,13 +37,13 @@ type contender struct {
 	client     *http.Client
 }
 
-var _ driver.Contender = (*contender)(nil)
+var _ worker.Contender = (*contender)(nil)
 
-// Connect is a driver.Connect: it decodes the Request the coordinator
+// Connect is a worker.Connect: it decodes the Request the coordinator
 // sent in s.Config and returns a contender that sends it, through one
 // HTTP client whose keep-alive connections the process's goroutines
 // share. close releases the connections.
-func Connect(_ context.Context, s driver.Session) (driver.Contender, func(), error) {
+func Connect(_ context.Context, s worker.Session) (worker.Contender, func(), error) {
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(s.Config))
 	dec.DisallowUnknownFields()

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
-	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/worker"
 )
 
 // exampleRequest is the Request of the example service against replicas.
@@ -34,13 +34,13 @@ func exampleRequest(replicas ...string) Request {
 
 // connect connects a contender for req, as a worker process of
 // goroutines goroutines would.
-func connect(t *testing.T, req Request, goroutines int) driver.Contender {
+func connect(t *testing.T, req Request, goroutines int) worker.Contender {
 	t.Helper()
 	cfg, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, closeAll, err := Connect(context.Background(), driver.Session{Proc: 1, Goroutines: goroutines, Config: cfg})
+	c, closeAll, err := Connect(context.Background(), worker.Session{Proc: 1, Goroutines: goroutines, Config: cfg})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -164,7 +164,7 @@ func TestSpread(t *testing.T) {
 	attempts := make([]history.Attempt, procs*goroutines*2)
 	for p := range procs {
 		cfg, _ := json.Marshal(req)
-		c, closeAll, err := Connect(context.Background(), driver.Session{Proc: p, Goroutines: goroutines, Config: cfg})
+		c, closeAll, err := Connect(context.Background(), worker.Session{Proc: p, Goroutines: goroutines, Config: cfg})
 		if err != nil {
 			t.Fatalf("Connect: %v", err)
 		}
@@ -246,7 +246,7 @@ func TestConnectRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Connect(context.Background(), driver.Session{Goroutines: 1, Config: json.RawMessage(tt.config)})
+			_, _, err := Connect(context.Background(), worker.Session{Goroutines: 1, Config: json.RawMessage(tt.config)})
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("Connect: %v, want an error with %q", err, tt.err)
 			}

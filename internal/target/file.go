@@ -3,7 +3,7 @@
 // (Load), expands its {{name}} placeholders (Expand), maps a response to
 // an outcome by the file's rules (Rules.Match), and makes attempts as
 // HTTP requests spread over the service's replicas (Connect, a
-// driver.Connect).
+// worker.Connect).
 package target
 
 import (

@@ -1,4 +1,4 @@
-package driver
+package worker
 
 import (
 	"context"
@@ -10,10 +10,11 @@ import (
 
 	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // soldOutKey is the Redis key, and channel, of the sector's sold-out hint.
-func soldOutKey(cfg workerConfig) string { return cfg.LockKey + ":sold-out" }
+func soldOutKey(cfg wire.Config) string { return cfg.LockKey + ":sold-out" }
 
 // listen subscribes the worker, before the go signal, to the releases of
 // hammer's own lock (with handoff) and, if hint is not nil, to the
@@ -22,7 +23,7 @@ func soldOutKey(cfg workerConfig) string { return cfg.LockKey + ":sold-out" }
 // it drops; what it misses is found by polling (releases) or by reading
 // the hint's key (sold out). stop closes it; with nothing to listen to,
 // there is none.
-func listen(ctx context.Context, cfg workerConfig, rdb *redis.Client, locker *hammerlock.Locker, hint *strategy.SoldOutHint) (stop func(), err error) {
+func listen(ctx context.Context, cfg wire.Config, rdb *redis.Client, locker *hammerlock.Locker, hint *strategy.SoldOutHint) (stop func(), err error) {
 	var channels []string
 	released := ""
 	if handoff(cfg) {

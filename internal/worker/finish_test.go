@@ -1,4 +1,4 @@
-package driver_test
+package worker_test
 
 import (
 	"bufio"
@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"testing"
 	"time"
 
-	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/worker"
 )
 
 // TestWorkerWaitsAtFinishLine runs a worker of the canned contender in this
@@ -25,7 +27,7 @@ func TestWorkerWaitsAtFinishLine(t *testing.T) {
 			outR, outW := io.Pipe()
 			code := make(chan int, 1)
 			go func() {
-				code <- driver.WorkerMain(context.Background(), inR, outW, driver.Kit{Contenders: contenders()})
+				code <- worker.Main(context.Background(), inR, outW, worker.Kit{Contenders: contenders()})
 				outW.Close()
 			}()
 			lines, quit := make(chan map[string]any), make(chan struct{})
@@ -102,8 +104,35 @@ func TestWorkerWaitsAtFinishLine(t *testing.T) {
 				t.Errorf("%d attempt records after the %s (shipped after all of them: %v), want 6", attempts, how, shipped)
 			}
 			if c := <-code; c != 0 {
-				t.Errorf("WorkerMain = %d, want 0", c)
+				t.Errorf("Main = %d, want 0", c)
 			}
 		})
 	}
+}
+
+// contenders are the contender kinds this test binary offers its worker.
+func contenders() map[string]worker.Connect {
+	return map[string]worker.Connect{"canned": connectCanned}
+}
+
+// canned is a contender that answers every attempt with the outcome its
+// settings name, without touching any server.
+type canned struct{ outcome history.Outcome }
+
+func connectCanned(_ context.Context, s worker.Session) (worker.Contender, func(), error) {
+	var cfg struct {
+		Outcome history.Outcome `json:"outcome"`
+	}
+	if err := json.Unmarshal(s.Config, &cfg); err != nil {
+		return nil, nil, err
+	}
+	return canned{outcome: cfg.Outcome}, func() {}, nil
+}
+
+func (canned) Warm(context.Context) error { return nil }
+
+func (c canned) Attempt(_ context.Context, a *history.Attempt, _ *rand.Rand) {
+	a.Invoke = time.Now().UnixNano()
+	a.Outcome = c.outcome
+	a.Complete = time.Now().UnixNano()
 }

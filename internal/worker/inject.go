@@ -1,4 +1,4 @@
-package driver
+package worker
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // injector is the worker's side of fault injection: it numbers lock
@@ -24,7 +25,7 @@ import (
 // own (pause, latency, slow release) or asks the coordinator to (stop,
 // crash, lock loss), and the contender waits until it is resumed.
 type injector struct {
-	cfg    workerConfig
+	cfg    wire.Config
 	rdb    *redis.Client
 	locker *hammerlock.Locker
 	rep    *reporter
@@ -41,7 +42,7 @@ type injector struct {
 
 var _ strategy.Faults = (*injector)(nil)
 
-func newInjector(cfg workerConfig, rdb *redis.Client, peers []*redis.Client, rep *reporter, res *resumes) (*injector, error) {
+func newInjector(cfg wire.Config, rdb *redis.Client, peers []*redis.Client, rep *reporter, res *resumes) (*injector, error) {
 	f, err := fault.New(cfg.Fault)
 	if err != nil {
 		return nil, err
@@ -116,9 +117,9 @@ func (f *injector) seq(ctx context.Context, a *history.Attempt, p strategy.Point
 // strike asks the coordinator to inject the fault on this contender and
 // waits until it is resumed (a crash never resumes).
 func (f *injector) strike(ctx context.Context, a *history.Attempt) error {
-	key := attemptKey(a)
+	key := wire.AttemptKey(a)
 	ch := f.resumes.wait(key)
-	f.rep.send(message{Strike: &strike{Key: key, Proc: a.Proc, Goroutine: a.Goroutine, RequestID: a.RequestID}})
+	f.rep.send(wire.Message{Strike: &wire.Strike{Key: key, Proc: a.Proc, Goroutine: a.Goroutine, RequestID: a.RequestID}})
 	select {
 	case <-ch:
 		return nil
@@ -153,7 +154,7 @@ func (r *resumes) wait(key string) <-chan struct{} {
 func (r *resumes) listen(dec *json.Decoder, ship, wrap func()) {
 	defer wrap()
 	for {
-		var c control
+		var c wire.Control
 		if err := dec.Decode(&c); err != nil {
 			return
 		}
@@ -176,7 +177,7 @@ func (r *resumes) listen(dec *json.Decoder, ship, wrap func()) {
 
 // event reports a fault the worker injected itself.
 func (f *injector) event(a *history.Attempt, start time.Time, detail string) {
-	f.rep.send(message{Event: &history.FaultEvent{
+	f.rep.send(wire.Message{Event: &history.FaultEvent{
 		Run: f.cfg.Run, Fault: f.cfg.Fault, Proc: a.Proc, Goroutine: a.Goroutine,
 		RequestID: a.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
 	}})

@@ -1,4 +1,12 @@
-package driver
+// Package worker is the body of a worker process of a race: the hammer
+// binary re-executed as a hidden worker by the coordinator (internal/driver)
+// or by an agent. Main reads the worker's configuration, connects its
+// contenders (the built-in strategies, or a kind its Kit offers) and the
+// lock, hand-off and Redis nodes they need, holds them at the start
+// barrier until the go signal, injects the race's fault where it strikes
+// inside the process, and streams the attempt records and histograms back.
+// It speaks to the coordinator only through the messages of internal/wire.
+package worker
 
 import (
 	"bufio"
@@ -16,34 +24,35 @@ import (
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/realtime"
+	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/latency"
 )
 
-// WorkerMain is the body of a worker process: it reads its configuration
+// Main is the body of a worker process: it reads its configuration
 // from in, connects, reports ready, waits for the go signal, runs its
 // contenders and sends one record per attempt to out (see outbox). kit
 // holds the contenders of other kinds than the built-in strategies, and
 // the broken variants a test binary offers. It returns the process exit
 // code. It sets the process's GOMAXPROCS to the worker's share of its
 // host's CPUs when the configuration says others share it (shareCPUs).
-func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
+func Main(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	logging.Disable() // failures reach the coordinator in the attempt records, not on stderr
 	dec := json.NewDecoder(bufio.NewReader(in))
 	w := newReporter(out, int64(kit.ClockOffset))
-	var cfg workerConfig
+	var cfg wire.Config
 	if err := dec.Decode(&cfg); err != nil {
-		w.send(message{Fatal: fmt.Sprintf("read worker config: %v", err)})
+		w.send(wire.Message{Fatal: fmt.Sprintf("read worker config: %v", err)})
 		return 2
 	}
 	if err := kit.check(cfg); err != nil {
-		w.send(message{Fatal: err.Error()})
+		w.send(wire.Message{Fatal: err.Error()})
 		return 2
 	}
 	shareCPUs(cfg.HostWorkers)
 	res := newResumes()
 	c, closeAll, err := kit.connect(ctx, cfg, w, res)
 	if err != nil {
-		w.send(message{Fatal: err.Error()})
+		w.send(wire.Message{Fatal: err.Error()})
 		return 3
 	}
 	defer closeAll()
@@ -54,14 +63,14 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	jobs := make(chan job)
 	done, err := startContenders(ctx, cfg, c, ob, start, jobs)
 	if err != nil {
-		w.send(message{Fatal: err.Error()})
+		w.send(wire.Message{Fatal: err.Error()})
 		return 3
 	}
 	start.hold()
 	defer start.release()
-	w.send(message{Ready: true, Realtime: rt, GoMaxProcs: runtime.GOMAXPROCS(0)})
+	w.send(wire.Message{Ready: true, Realtime: rt, GoMaxProcs: runtime.GOMAXPROCS(0)})
 
-	var sig goSignal
+	var sig wire.GoSignal
 	if err := dec.Decode(&sig); err != nil {
 		// The coordinator went away before the start: nothing was attempted.
 		return 3
@@ -77,7 +86,7 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	defer cross()
 	go res.listen(dec, func() {
 		ob.ship()
-		w.send(message{Shipped: true})
+		w.send(wire.Message{Shipped: true})
 	}, cross)
 	at := sig.At - w.shift // on the real clock
 	stopShipping := ob.shipping()
@@ -86,18 +95,18 @@ func WorkerMain(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 		dispatch(ctx, cfg, at, jobs)
 	}
 	done.Wait()
-	w.send(message{Finished: true})
+	w.send(wire.Message{Finished: true})
 	<-finish.Done()
 	stopShipping()
 	ob.histograms()
-	w.send(message{Done: true, Realtime: start.burst != nil})
+	w.send(wire.Message{Done: true, Realtime: start.burst != nil})
 	return 0
 }
 
 // startContenders starts the worker's goroutines, each of which readies
 // what it alone uses (Contender.Warm) and then waits for start. It returns
 // once all are warm, or with the first warm-up error.
-func startContenders(ctx context.Context, cfg workerConfig, c Contender,
+func startContenders(ctx context.Context, cfg wire.Config, c Contender,
 	ob *outbox, start *barrier, jobs <-chan job) (*sync.WaitGroup, error) {
 	var warm sync.WaitGroup
 	done := &sync.WaitGroup{}
@@ -135,13 +144,13 @@ func startContenders(ctx context.Context, cfg workerConfig, c Contender,
 // model: every contender fires at the go signal). It builds its first
 // request before start is closed, so that what happens after the go
 // signal is the attempt itself.
-func contend(ctx context.Context, cfg workerConfig, c Contender, g int, start *barrier, out *outbox) {
+func contend(ctx context.Context, cfg wire.Config, c Contender, g int, start *barrier, out *outbox) {
 	rngs := newRNGs(cfg, g)
-	base := newBase(cfg, history.Attempt{Goroutine: g, RequestID: RequestID(cfg.Proc, g, 0)})
+	base := newBase(cfg, history.Attempt{Goroutine: g, RequestID: wire.RequestID(cfg.Proc, g, 0)})
 	start.wait()
 	for k := range cfg.Attempts {
 		if k > 0 {
-			base.RequestID = RequestID(cfg.Proc, g, k)
+			base.RequestID = wire.RequestID(cfg.Proc, g, k)
 		}
 		request(ctx, c, base, rngs, out)
 	}
@@ -157,7 +166,7 @@ type job struct {
 // intended times. When every goroutine is busy it falls behind, but the
 // intended times stay: the wait counts in the latency (no coordinated
 // omission).
-func dispatch(ctx context.Context, cfg workerConfig, goAt int64, jobs chan<- job) {
+func dispatch(ctx context.Context, cfg wire.Config, goAt int64, jobs chan<- job) {
 	defer close(jobs)
 	interval := float64(time.Second) / cfg.Rate
 	for n := range cfg.Requests {
@@ -172,16 +181,16 @@ func dispatch(ctx context.Context, cfg workerConfig, goAt int64, jobs chan<- job
 }
 
 // serve makes the open model's requests that goroutine g picks up.
-func serve(ctx context.Context, cfg workerConfig, c Contender, g int, jobs <-chan job, out *outbox) {
+func serve(ctx context.Context, cfg wire.Config, c Contender, g int, jobs <-chan job, out *outbox) {
 	rngs := newRNGs(cfg, g)
 	for j := range jobs {
-		base := newBase(cfg, history.Attempt{Goroutine: g, RequestID: OpenRequestID(cfg.Proc, j.n), Intended: j.intended})
+		base := newBase(cfg, history.Attempt{Goroutine: g, RequestID: wire.OpenRequestID(cfg.Proc, j.n), Intended: j.intended})
 		request(ctx, c, base, rngs, out)
 	}
 }
 
 // newBase fills in what every attempt of the worker carries.
-func newBase(cfg workerConfig, a history.Attempt) history.Attempt {
+func newBase(cfg wire.Config, a history.Attempt) history.Attempt {
 	a.Run, a.Mode, a.Proc = cfg.Run, cfg.Mode, cfg.Proc
 	return a
 }
@@ -210,7 +219,7 @@ func request(ctx context.Context, c Contender, base history.Attempt, rngs []*ran
 }
 
 // newRNGs seeds one random source per copy of a request goroutine g sends.
-func newRNGs(cfg workerConfig, g int) []*rand.Rand {
+func newRNGs(cfg wire.Config, g int) []*rand.Rand {
 	rngs := make([]*rand.Rand, cfg.Fault.Copies())
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Proc)<<32|uint64(g)<<1|uint64(i)))
@@ -253,7 +262,7 @@ func (o *outbox) attempt(a *history.Attempt) {
 		return
 	}
 	o.mu.Unlock()
-	o.rep.send(message{Attempt: a})
+	o.rep.send(wire.Message{Attempt: a})
 }
 
 // ship sends the records held so far, and returns once they, and any a
@@ -265,9 +274,9 @@ func (o *outbox) ship() {
 	held := o.held
 	o.held = nil
 	o.mu.Unlock()
-	ms := make([]message, len(held))
+	ms := make([]wire.Message, len(held))
 	for i := range held {
-		ms[i] = message{Attempt: &held[i]}
+		ms[i] = wire.Message{Attempt: &held[i]}
 	}
 	o.rep.send(ms...)
 }
@@ -305,7 +314,7 @@ func (o *outbox) histograms() {
 		// The coordinator records this worker's attempts itself instead.
 		return
 	}
-	o.rep.send(message{Histograms: enc})
+	o.rep.send(wire.Message{Histograms: enc})
 }
 
 // reporter serialises messages from many goroutines onto one stream.
@@ -330,13 +339,13 @@ func newReporter(out io.Writer, shift int64) *reporter {
 // send writes ms, one line each, in as few writes as whole lines allow: a
 // write never ends inside a line, so a worker killed between two writes
 // leaves no half line.
-func (r *reporter) send(ms ...message) {
+func (r *reporter) send(ms ...wire.Message) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, m := range ms {
 		if r.shift != 0 {
-			m = m.copied()
-			m.shift(r.shift)
+			m = m.Copied()
+			m.Shift(r.shift)
 		}
 		r.line.Reset()
 		if r.enc.Encode(m) != nil {

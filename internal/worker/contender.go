@@ -1,4 +1,4 @@
-package driver
+package worker
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/scenarios"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -22,7 +23,7 @@ import (
 // strategies racing on Redis and PostgreSQL are one implementation
 // (builtin); an attempt that goes to a user's HTTP service is another
 // implementation of the same interface, which a worker binary offers in
-// its Kit: the driver needs no change for it.
+// its Kit: the race engine needs no change for it.
 type Contender interface {
 	// Warm readies what one goroutine alone uses for its attempts (a
 	// connection of its own, if the kind keeps one), before the go signal;
@@ -36,8 +37,8 @@ type Contender interface {
 
 // Connect makes the Contender of one worker process, of a kind other than
 // the built-in strategies, from the settings the coordinator sent
-// (Options.ContenderConfig); it opens what the process's goroutines share,
-// and close releases it.
+// (driver.Options.ContenderConfig); it opens what the process's
+// goroutines share, and close releases it.
 type Connect func(ctx context.Context, s Session) (c Contender, close func(), err error)
 
 // Session is what a worker process knows when it connects its contender.
@@ -47,17 +48,17 @@ type Session struct {
 	Proc, Goroutines int
 	// Seed is the race's seed.
 	Seed uint64
-	// Config is Options.ContenderConfig, as the coordinator sent it.
+	// Config is driver.Options.ContenderConfig, as the coordinator sent it.
 	Config json.RawMessage
 }
 
 // Kit is what a worker binary offers besides the built-in strategies.
 type Kit struct {
 	// Contenders connect contenders of other kinds, by the name
-	// Options.Contender gives.
+	// driver.Options.Contender gives.
 	Contenders map[string]Connect
 	// Plants are broken variants of the built-in strategies, by the name
-	// Options.Plant gives (test binaries only).
+	// driver.Options.Plant gives (test binaries only).
 	Plants map[string]Plant
 	// ClockOffset plays a host whose clock reads this much ahead of the
 	// real one (tests of agents only): the worker reads its go signal and
@@ -67,7 +68,7 @@ type Kit struct {
 
 // check refuses a configuration that names a contender kind or a plant
 // the kit does not have.
-func (k Kit) check(cfg workerConfig) error {
+func (k Kit) check(cfg wire.Config) error {
 	if _, ok := k.Contenders[cfg.Contender]; cfg.Contender != "" && !ok {
 		return fmt.Errorf("unknown contender kind %q", cfg.Contender)
 	}
@@ -79,7 +80,7 @@ func (k Kit) check(cfg workerConfig) error {
 
 // connect makes the worker's contender: of the kind cfg names, or the
 // built-in strategy of its mode.
-func (k Kit) connect(ctx context.Context, cfg workerConfig, w *reporter, res *resumes) (Contender, func(), error) {
+func (k Kit) connect(ctx context.Context, cfg wire.Config, w *reporter, res *resumes) (Contender, func(), error) {
 	if cfg.Contender != "" {
 		return k.Contenders[cfg.Contender](ctx, Session{
 			Proc: cfg.Proc, Goroutines: cfg.Goroutines, Seed: cfg.Seed, Config: cfg.ContenderConfig,
@@ -113,7 +114,7 @@ func (b *builtin) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Ran
 // connectBuiltin opens the worker's Redis and PostgreSQL pools, opens
 // every connection of both, and wires the built-in contender of the
 // configured mode, broken by plant if one is given.
-func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *resumes, plant Plant) (Contender, func(), error) {
+func connectBuiltin(ctx context.Context, cfg wire.Config, w *reporter, res *resumes, plant Plant) (Contender, func(), error) {
 	opt, err := redisOptions(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -189,13 +190,13 @@ func connectBuiltin(ctx context.Context, cfg workerConfig, w *reporter, res *res
 // redisOptions are the options of the worker's Redis client: one pool per
 // worker process, as a replica of a service keeps, whose goroutines take
 // turns on cfg.RedisPool connections.
-func redisOptions(cfg workerConfig) (*redis.Options, error) {
+func redisOptions(cfg wire.Config) (*redis.Options, error) {
 	return redisOptionsAt(cfg, cfg.RedisURL)
 }
 
 // redisOptionsAt are the options of the worker's client of the Redis at
 // rawURL: node 0, or another node of a Redlock.
-func redisOptionsAt(cfg workerConfig, rawURL string) (*redis.Options, error) {
+func redisOptionsAt(cfg wire.Config, rawURL string) (*redis.Options, error) {
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)

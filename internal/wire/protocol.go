@@ -1,20 +1,16 @@
-// Package driver is the race engine. RaceAll races a plan, one scenario
-// after the other on one stack, into the records of a results folder and
-// merged latency histograms; Race runs one race: a coordinator starts
-// worker processes (the hammer binary re-executed as a hidden worker),
-// waits until every worker is connected and warmed up, releases all
-// contenders with one go signal, collects the attempt records they stream
-// back, lets the race's fault (internal/fault) strike, and reads the
-// ledger back.
+// Package wire holds the messages the race coordinator (internal/driver)
+// and its worker processes (internal/worker) exchange, and the request ids
+// both sides derive from the same numbers: the only code the two sides
+// share.
 //
 // Coordinator and workers talk JSON lines over the worker's stdin and
-// stdout: the coordinator sends a workerConfig and later a goSignal; the
-// worker answers with one ready message, then finished once its last
-// attempt has ended and, after the coordinator's wrap (sent when every
+// stdout: the coordinator sends a Config and later a GoSignal; the worker
+// answers with one ready Message, then finished once its last attempt has
+// ended and, after the coordinator's wrap (a Control sent when every
 // worker has finished), the records it still holds, its histograms and
 // done. Records go out once a second while it races or waits, or at once
 // under a fault that stops or kills workers.
-package driver
+package wire
 
 import (
 	"encoding/json"
@@ -26,9 +22,9 @@ import (
 	"github.com/hammer-load/hammer/scenarios"
 )
 
-// workerConfig is everything a worker process needs, sent on its stdin so
+// Config is everything a worker process needs, sent on its stdin so
 // that URLs with passwords never show up in a process listing.
-type workerConfig struct {
+type Config struct {
 	Run        string         `json:"run"`
 	Mode       scenarios.Mode `json:"mode"`
 	Proc       int            `json:"proc"`
@@ -45,7 +41,7 @@ type workerConfig struct {
 	RedisPool  int            `json:"redis_pool"`
 	Seed       uint64         `json:"seed"`
 
-	// RedisPeers are the other nodes of a Redlock (see Options.RedisPeers).
+	// RedisPeers are the other nodes of a Redlock (see driver.Options.RedisPeers).
 	RedisPeers []string `json:"redis_peers,omitempty"`
 
 	Fault  scenarios.Fault `json:"fault,omitempty"`
@@ -87,19 +83,19 @@ type workerConfig struct {
 	// worker may have one; closed model only.
 	Realtime bool `json:"realtime,omitempty"`
 	// HostWorkers is how many of the race's workers share this worker's
-	// host: it takes that share of the host's CPUs (see shareCPUs).
+	// host: it takes that share of the host's CPUs.
 	HostWorkers int `json:"host_workers,omitempty"`
 }
 
-// goSignal releases a worker's contenders at a wall-clock instant shared by
+// GoSignal releases a worker's contenders at a wall-clock instant shared by
 // every process on the host, so that processes start together even though
 // the coordinator writes to them one after the other.
-type goSignal struct {
+type GoSignal struct {
 	At int64 `json:"go_ns"`
 }
 
-// message is one line a worker writes to the coordinator.
-type message struct {
+// Message is one line a worker writes to the coordinator.
+type Message struct {
 	Ready bool `json:"ready,omitempty"`
 	// Realtime, with Ready, announces that the worker's start will be a
 	// real-time burst (package realtime); with Done, it says whether it
@@ -110,14 +106,14 @@ type message struct {
 	Attempt    *history.Attempt `json:"attempt,omitempty"`
 	// Finished says that the worker's last attempt has ended; it keeps
 	// the records it has not sent yet, its histograms and its connections
-	// until the coordinator's wrap (see WorkerMain's finish line).
+	// until the coordinator's wrap (see worker.Main's finish line).
 	Finished bool `json:"finished,omitempty"`
 	Done     bool `json:"done,omitempty"`
 	// Fatal is set when the worker could not start (bad URL, server down).
 	Fatal string `json:"fatal,omitempty"`
 	// Strike asks the coordinator to inject a fault on this contender; the
 	// contender waits for a resume (or is killed).
-	Strike *strike `json:"strike,omitempty"`
+	Strike *Strike `json:"strike,omitempty"`
 	// Event reports a fault the worker injected itself.
 	Event *history.FaultEvent `json:"event,omitempty"`
 	// Histograms ships the worker's latency histograms, after its last
@@ -128,17 +124,17 @@ type message struct {
 	Shipped bool `json:"shipped,omitempty"`
 }
 
-// strike is a scheduled contender at its fault point.
-type strike struct {
-	Key       string `json:"key"` // attemptKey, to resume it
+// Strike is a scheduled contender at its fault point.
+type Strike struct {
+	Key       string `json:"key"` // AttemptKey, to resume it
 	Proc      int    `json:"proc"`
 	Goroutine int    `json:"goroutine"`
 	RequestID string `json:"request_id"`
 }
 
-// control is a line the coordinator writes to a worker after the go signal.
-type control struct {
-	// Resume names the attempt (attemptKey) that may go on.
+// Control is a line the coordinator writes to a worker after the go signal.
+type Control struct {
+	// Resume names the attempt (AttemptKey) that may go on.
 	Resume string `json:"resume,omitempty"`
 	// Ship asks the worker to send every record it holds now: the race is
 	// being stopped, and the worker will be killed.
@@ -148,13 +144,13 @@ type control struct {
 	Wrap bool `json:"wrap,omitempty"`
 }
 
-// attemptKey identifies one copy of one attempt.
-func attemptKey(a *history.Attempt) string { return fmt.Sprintf("%s#%d", a.RequestID, a.Try) }
+// AttemptKey identifies one copy of one attempt.
+func AttemptKey(a *history.Attempt) string { return fmt.Sprintf("%s#%d", a.RequestID, a.Try) }
 
-// shift moves every instant m carries by d nanoseconds: from a worker's
+// Shift moves every instant m carries by d nanoseconds: from a worker's
 // host's clock onto the coordinator's, or (in a test playing a host with
 // another clock) the other way.
-func (m *message) shift(d int64) {
+func (m *Message) Shift(d int64) {
 	if d == 0 {
 		return
 	}
@@ -175,9 +171,9 @@ func (m *message) shift(d int64) {
 	}
 }
 
-// copied is m with its own copies of the records it points to, which can
+// Copied is m with its own copies of the records it points to, which can
 // be shifted without touching the sender's.
-func (m message) copied() message {
+func (m Message) Copied() Message {
 	if m.Attempt != nil {
 		a := *m.Attempt
 		m.Attempt = &a
@@ -188,3 +184,11 @@ func (m message) copied() message {
 	}
 	return m
 }
+
+// OpenRequestID names request n of process p in the open model.
+func OpenRequestID(p, n int) string { return fmt.Sprintf("p%d-r%d", p, n) }
+
+// RequestID names attempt k of goroutine g in process p. Ids are
+// deterministic so that the coordinator can name the attempts a dead worker
+// never reported.
+func RequestID(p, g, k int) string { return fmt.Sprintf("p%d-g%d-a%d", p, g, k) }

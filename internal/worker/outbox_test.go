@@ -1,4 +1,4 @@
-package driver
+package worker
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/latency"
 )
 
@@ -27,14 +28,14 @@ func (w *writes) Write(p []byte) (int, error) {
 }
 
 // sent decodes every message written so far.
-func (w *writes) sent(t *testing.T) []message {
+func (w *writes) sent(t *testing.T) []wire.Message {
 	t.Helper()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var ms []message
+	var ms []wire.Message
 	sc := bufio.NewScanner(bytes.NewReader(w.buf.Bytes()))
 	for sc.Scan() {
-		var m message
+		var m wire.Message
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("undecodable line %q: %v", sc.Text(), err)
 		}
@@ -44,7 +45,7 @@ func (w *writes) sent(t *testing.T) []message {
 }
 
 func attemptOf(g int) *history.Attempt {
-	return &history.Attempt{Goroutine: g, RequestID: RequestID(0, g, 0), Invoke: 1, Complete: 2, Outcome: history.SoldOut}
+	return &history.Attempt{Goroutine: g, RequestID: wire.RequestID(0, g, 0), Invoke: 1, Complete: 2, Outcome: history.SoldOut}
 }
 
 // A short race's records are kept until the attempts are done, then sent
@@ -111,9 +112,9 @@ func (w *lineWrites) Write(p []byte) (int, error) {
 func TestReporterWritesWholeLines(t *testing.T) {
 	w := &lineWrites{}
 	r := newReporter(w, 0)
-	ms := make([]message, 2000) // ~150 bytes each: several buffers' worth
+	ms := make([]wire.Message, 2000) // ~150 bytes each: several buffers' worth
 	for g := range ms {
-		ms[g] = message{Attempt: attemptOf(g)}
+		ms[g] = wire.Message{Attempt: attemptOf(g)}
 	}
 	r.send(ms...)
 	if len(w.calls) < 2 {

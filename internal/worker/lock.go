@@ -1,4 +1,4 @@
-package driver
+package worker
 
 import (
 	"github.com/redis/go-redis/v9"
@@ -6,13 +6,14 @@ import (
 	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/locks"
 	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // newLocker is the worker's client of hammer's own lock: in the modes
 // with a lock, unless a lock library takes its place, its waiters wait in
 // line and wake when the lock is released; with peers, the lock is a
 // Redlock over rdb (node 0) and them.
-func newLocker(cfg workerConfig, rdb *redis.Client, peers []*redis.Client) *hammerlock.Locker {
+func newLocker(cfg wire.Config, rdb *redis.Client, peers []*redis.Client) *hammerlock.Locker {
 	l := hammerlock.New(rdb, hammerlock.DefaultBackoff()).WithPeers(cmdables(peers)...)
 	if handoff(cfg) {
 		return l.WithHandoff(cfg.LockKey)
@@ -23,11 +24,11 @@ func newLocker(cfg workerConfig, rdb *redis.Client, peers []*redis.Client) *hamm
 // handoff reports whether the race's waiters wait in line for hammer's
 // own lock and are woken by its releases: a lock library's waiters poll
 // the way the library does.
-func handoff(cfg workerConfig) bool { return cfg.Mode.UsesLock() && !cfg.Lock.Library() }
+func handoff(cfg wire.Config) bool { return cfg.Mode.UsesLock() && !cfg.Lock.Library() }
 
 // newLock is the lock library the race names, over the worker's Redis
 // client of every node (node 0 first); nil for hammer's own lock, which strategy.New builds.
-func newLock(cfg workerConfig, nodes []redis.UniversalClient) (strategy.Lock, error) {
+func newLock(cfg wire.Config, nodes []redis.UniversalClient) (strategy.Lock, error) {
 	if err := cfg.Lock.CheckMode(cfg.Mode); err != nil || !cfg.Lock.Library() {
 		return nil, err
 	}
