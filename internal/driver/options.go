@@ -90,6 +90,13 @@ type Options struct {
 	OnAttempt func(history.Attempt)
 	// OnGo, if set, is called with the worker pids right after the go signal.
 	OnGo func(pids []int)
+	// OnGoAt, if set, is called with the go signal's instant (Unix ns)
+	// right after it was given.
+	OnGoAt func(goAt int64)
+	// OnFault, if set, is called with every fault event as it is
+	// recorded, possibly from several goroutines at once; a fault with a
+	// window (a partition, injected latency) is told when its window ended.
+	OnFault func(history.FaultEvent)
 }
 
 // Result is what a race leaves: the run's description (including any

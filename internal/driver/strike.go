@@ -22,6 +22,8 @@ type striker struct {
 	fleet *fleet
 	// onMiss, if set, is told when a strike missed, to strike another.
 	onMiss func()
+	// onFault, if set, is told of every event as it is recorded.
+	onFault func(history.FaultEvent)
 
 	mu     sync.Mutex
 	left   int // strikes still to make; later requests resume at once
@@ -93,6 +95,9 @@ func (s *striker) record(ev history.FaultEvent) {
 	s.mu.Lock()
 	s.events = append(s.events, ev)
 	s.mu.Unlock()
+	if s.onFault != nil {
+		s.onFault(ev)
+	}
 }
 
 // finish waits for strikes in progress and returns the fault events.
