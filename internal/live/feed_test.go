@@ -1,0 +1,167 @@
+package live
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// newTestFeed is a feed with a hub and metrics of its own, ticking fast.
+func newTestFeed(t *testing.T) (*Feed, *Hub, *Metrics) {
+	t.Helper()
+	var hub *Hub
+	m := NewMetrics(func() int { return hub.Clients() })
+	hub = NewHub(1024, m.Dropped)
+	return NewFeed(FeedOptions{Hub: hub, Metrics: m, Tick: 5 * time.Millisecond,
+		Redact: func(s string) string { return strings.ReplaceAll(s, "hunter2", "xxxxx") }}), hub, m
+}
+
+// holder is a lock holder of run r that waited from invoke, had the lock
+// at acq and sent its release at rel (ms).
+func holder(r string, invoke, acq, rel int64, o history.Outcome) history.Attempt {
+	ms := int64(time.Millisecond)
+	base := int64(1e18)
+	return history.Attempt{Run: r, Invoke: base + invoke*ms, LockAcquired: base + acq*ms, DBStart: base + acq*ms,
+		DBEnd: base + rel*ms, LockReleasing: base + rel*ms, LockReleased: base + rel*ms + ms/10, Complete: base + rel*ms + ms/10, Outcome: o}
+}
+
+// TestFeedMetrics: a race's records and fault events become the metrics
+// Prometheus scrapes, named by its conventions, and the verdict a
+// labelled gauge.
+func TestFeedMetrics(t *testing.T) {
+	f, _, m := newTestFeed(t)
+	o := driver.Options{Scenario: scenarios.Scenario{Name: "lock-only", Mode: scenarios.LockOnly, Fault: scenarios.Pause},
+		Procs: 1, Goroutines: 4, Attempts: 1, Seats: 2}
+	h := f.Track(o)
+	h.Go(int64(1e18))
+	// Three holders in a row, each waiting for the one before: two handoffs;
+	// they arrive out of order, as two workers' batches would.
+	h.Attempt(holder("lock-only", 0, 2, 3, history.Sold))
+	h.Attempt(holder("lock-only", 0, 5, 6, history.SoldOut))
+	h.Attempt(holder("lock-only", 0, 3, 4, history.Sold))
+	h.Attempt(history.Attempt{Run: "lock-only", Invoke: 1e18, Complete: 1e18 + 9e6, Outcome: history.LockTimeout})
+	h.Fault(history.FaultEvent{Fault: scenarios.Pause, Start: 1e18 + 3e6, End: 1e18 + 5e6, Detail: "SIGSTOP of worker 0, password hunter2"})
+	h.Done()
+	f.Verdict(VerdictEvent{Runs: []RunVerdict{{Run: "lock-only", Verdict: "invalid"}}, ExitCode: 1})
+
+	for _, c := range []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"sold attempts", testutil.ToFloat64(m.attempts.WithLabelValues("lock-only", "sold")), 2},
+		{"sold_out attempts", testutil.ToFloat64(m.attempts.WithLabelValues("lock-only", "sold_out")), 1},
+		{"lock_timeout attempts", testutil.ToFloat64(m.attempts.WithLabelValues("lock-only", "lock_timeout")), 1},
+		{"seats sold", testutil.ToFloat64(m.sold.WithLabelValues("lock-only")), 2},
+		{"handoffs", testutil.ToFloat64(m.handoffs.WithLabelValues("lock-only")), 2},
+		{"pause strikes", testutil.ToFloat64(m.strikes.WithLabelValues("pause")), 1},
+		{"in flight after the race", testutil.ToFloat64(m.inFlight), 0},
+		{"verdict", testutil.ToFloat64(m.verdict.WithLabelValues("lock-only", "invalid")), 1},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	// Every phase the report measures has its histogram; the handoffs' are
+	// two gaps, of 0 and 1 ms.
+	text, err := testutil.GatherAndFormat(m.Registry(), expfmt.TypeTextPlain, "hammer_phase_duration_seconds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`hammer_phase_duration_seconds_count{phase="handoff"} 2`,
+		`hammer_phase_duration_seconds_count{phase="attempt"} 4`,
+		`hammer_phase_duration_seconds_count{phase="lock_wait"} 4`,
+		`hammer_phase_duration_seconds_count{phase="critical"} 3`,
+		`hammer_phase_duration_seconds_sum{phase="handoff"} 0.001`,
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("metrics lack %q:\n%s", want, text)
+		}
+	}
+	problems, err := testutil.GatherAndLint(m.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("metric %s: %s", p.Metric, p.Text)
+	}
+}
+
+// TestFeedStream: the hub sees the race, its ticks with the counts, the
+// fault (its secret masked) and the end of the race, then the verdict
+// and the end as the final messages.
+func TestFeedStream(t *testing.T) {
+	f, hub, _ := newTestFeed(t)
+	c, _, _ := hub.Subscribe()
+	o := driver.Options{Scenario: scenarios.Scenario{Name: "none", Mode: scenarios.None}, Procs: 1, Goroutines: 3, Attempts: 1, Seats: 1}
+	h := f.Track(o)
+	h.Go(time.Now().UnixNano())
+	h.Attempt(history.Attempt{Run: "none", Outcome: history.Sold})
+	time.Sleep(30 * time.Millisecond) // a few ticks
+	h.Fault(history.FaultEvent{Fault: scenarios.Pause, Detail: "dial redis://:hunter2@x"})
+	h.Attempt(history.Attempt{Run: "none", Outcome: history.Sold})
+	h.Done()
+	f.Verdict(VerdictEvent{Runs: []RunVerdict{{Run: "none", Verdict: "invalid", Oversold: 1}}, ExitCode: 0})
+	f.End("done", time.Second)
+
+	var types []string
+	var last TickEvent
+	var fault FaultEvent
+	sawInFlight := false
+	for m := range c.C() {
+		types = append(types, m.Type)
+		switch m.Type {
+		case TypeTick:
+			if err := json.Unmarshal(m.Data, &last); err != nil {
+				t.Fatal(err)
+			}
+			sawInFlight = sawInFlight || last.InFlight == 2
+		case TypeFault:
+			_ = json.Unmarshal(m.Data, &fault)
+		}
+	}
+	got := strings.Join(types, " ")
+	if !strings.HasPrefix(got, "race tick") || !strings.HasSuffix(got, "tick done") || !strings.Contains(got, "fault") {
+		t.Errorf("messages %q, want race, ticks, a fault, a last tick and done", got)
+	}
+	if last.Attempts != 2 || last.Sold != 2 || last.InFlight != 0 || last.Outcomes["sold"] != 2 {
+		t.Errorf("last tick %+v, want 2 attempts, 2 sold, none in flight", last)
+	}
+	if !sawInFlight {
+		t.Error("no tick showed the 2 attempts of 3 still in flight")
+	}
+	if strings.Contains(fault.Detail, "hunter2") {
+		t.Errorf("the fault's detail was sent unmasked: %q", fault.Detail)
+	}
+	final := hub.Final()
+	if len(final) != 2 || final[0].Type != TypeVerdict || final[1].Type != TypeEnd {
+		t.Errorf("final messages %v, want the verdict then the end", final)
+	}
+}
+
+// TestFeedOpenModelInFlight: in the open model, only the attempts whose
+// intended start passed are due.
+func TestFeedOpenModelInFlight(t *testing.T) {
+	r := &race{total: 100, rate: 10}
+	for _, c := range []struct {
+		t    float64
+		want int64
+	}{{0, 1}, {0.5, 6}, {2.05, 21}, {50, 100}} {
+		if got := r.due(c.t); got != c.want {
+			t.Errorf("due(%v) = %d, want %d", c.t, got, c.want)
+		}
+	}
+	closed := &race{total: 40}
+	if got := closed.due(0.1); got != 40 {
+		t.Errorf("closed model due = %d, want every contender, 40", got)
+	}
+}
