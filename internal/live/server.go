@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -73,8 +74,15 @@ func NewServer(o ServerOptions) *Server {
 	return s
 }
 
-// URL is the page's address.
-func (s *Server) URL() string { return "http://" + s.o.Listener.Addr().String() + "/" }
+// URL is the page's address; on every interface (0.0.0.0, ::), its
+// loopback one.
+func (s *Server) URL() string {
+	addr := s.o.Listener.Addr().String()
+	if a, ok := s.o.Listener.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
+	}
+	return "http://" + addr + "/"
+}
 
 // Start serves in the background until Close.
 func (s *Server) Start() {
