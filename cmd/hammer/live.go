@@ -118,8 +118,12 @@ func (lr *liveRun) verdict(s report.Summary) {
 	}
 	ev := live.VerdictEvent{ExitCode: s.ExitCode, Report: lr.srv.Report(), Folder: lr.dir}
 	for _, r := range s.Runs {
-		ev.Runs = append(ev.Runs, live.RunVerdict{Run: r.Name, Verdict: string(r.Verdict), Expected: string(r.Expected),
-			ExpectOK: r.ExpectOK, Seats: r.Seats, Sold: r.Sold, Oversold: r.Oversold})
+		v := live.RunVerdict{Run: r.Name, Verdict: string(r.Verdict), Expected: string(r.Expected),
+			ExpectOK: r.ExpectOK, Seats: r.Seats, Sold: r.Sold, Oversold: r.Oversold, Violations: len(r.Violations)}
+		if len(r.Violations) > 0 {
+			v.First = r.Violations[0].Check + ": " + r.Violations[0].Detail
+		}
+		ev.Runs = append(ev.Runs, v)
 	}
 	lr.feed.Verdict(ev)
 	lr.end("done")

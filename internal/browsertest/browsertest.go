@@ -154,7 +154,7 @@ func Get[T any](p *Page, a chromedp.Action[T]) T {
 // and returns the first path.
 func (p *Page) Screenshot(name string) string {
 	p.t.Helper()
-	png := Get(p, chromedp.FullScreenshot(90))
+	png := Get(p, chromedp.FullScreenshot(100)) // 100: PNG; any other quality is a JPEG
 	path := filepath.Join(p.t.TempDir(), name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		p.t.Fatal(err)

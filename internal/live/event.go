@@ -103,6 +103,10 @@ type RunVerdict struct {
 	Seats    int    `json:"seats"`
 	Sold     int    `json:"sold"`
 	Oversold int    `json:"oversold"`
+	// Violations is how many violations were found, and First the first
+	// one in a line ("double-sold: seat 150 sold 2 times …").
+	Violations int    `json:"violations"`
+	First      string `json:"first_violation,omitempty"`
 }
 
 // VerdictEvent is the verdict of the command's races.
