@@ -92,6 +92,7 @@ type race struct {
 	counters                map[history.Outcome]prometheus.Counter // the Attempt hook's goroutine only
 	sold, handoffC          prometheus.Counter
 	holders                 pendingHolders
+	answers                 answered
 	stop, stopped           chan struct{}
 	lastSent                TickEvent
 	lastSentAt              time.Time
@@ -126,6 +127,19 @@ func (r *race) attempt(a history.Attempt) {
 	if a.LockAcquired > 0 {
 		r.holders.add(a)
 	}
+	if goAt := r.goAt.Load(); goAt > 0 && a.Complete > 0 {
+		r.answers.add(a.Complete - goAt)
+	}
+}
+
+// inFlight is how many attempts were in flight inFlightLag before t
+// (seconds after the go signal): due by then and not yet answered.
+func (r *race) inFlight(t float64) int64 {
+	at := time.Duration(t*float64(time.Second)) - inFlightLag
+	if at < 0 {
+		return 0
+	}
+	return max(0, r.due(at.Seconds())-r.answers.by(at))
 }
 
 // fault sends one fault event at once; called from any goroutine.
@@ -189,7 +203,7 @@ func (r *race) send(force bool) {
 	goAt := r.goAt.Load()
 	if goAt > 0 {
 		ev.T = time.Duration(now.UnixNano() - goAt).Seconds()
-		ev.InFlight = max(0, r.due(ev.T)-ev.Attempts)
+		ev.InFlight = r.inFlight(ev.T)
 	}
 	if force {
 		ev.InFlight = 0

@@ -24,17 +24,28 @@ const settleAfter = 2 * time.Second
 // settled are kept, so a long race holds little.
 type pendingHolders struct {
 	mu       sync.Mutex
-	arrived  []history.Attempt // since the last settle
-	newest   int64             // the latest answer among them (Unix ns)
-	pending  []history.Attempt // sorted by LockAcquired, not yet settled
-	last     history.Attempt   // the last holder settled
+	arrived  []lockHolder // since the last settle
+	newest   int64        // the latest answer among them (Unix ns)
+	pending  []lockHolder // sorted by acquired, not yet settled
+	last     lockHolder   // the last holder settled
 	haveLast bool
+}
+
+// lockHolder is what a handoff needs of a lock holder's record (all of
+// one race), without pointers: the race's collector copies one per holder.
+type lockHolder struct {
+	invoke, acquired, releasing int64
+	lost                        bool
+}
+
+// attempt is h as the record latency.HandoffGap reads.
+func (h lockHolder) attempt() history.Attempt {
+	return history.Attempt{Invoke: h.invoke, LockAcquired: h.acquired, LockReleasing: h.releasing, LockLost: h.lost}
 }
 
 // add keeps holder a; called from the race's collector.
 func (p *pendingHolders) add(a history.Attempt) {
-	h := history.Attempt{Run: a.Run, Invoke: a.Invoke, LockAcquired: a.LockAcquired,
-		LockReleasing: a.LockReleasing, LockLost: a.LockLost, Complete: a.Complete}
+	h := lockHolder{invoke: a.Invoke, acquired: a.LockAcquired, releasing: a.LockReleasing, lost: a.LockLost}
 	p.mu.Lock()
 	p.arrived = append(p.arrived, h)
 	p.newest = max(p.newest, a.Complete)
@@ -50,21 +61,22 @@ func (p *pendingHolders) settle(final bool, f func(time.Duration)) {
 	p.arrived = nil
 	p.mu.Unlock()
 	for _, a := range arrived {
-		if p.haveLast && a.LockAcquired < p.last.LockAcquired {
+		if p.haveLast && a.acquired < p.last.acquired {
 			continue // too late to place: counted as a holder only
 		}
 		p.pending = append(p.pending, a)
 	}
-	slices.SortFunc(p.pending, func(a, b history.Attempt) int { return cmp.Compare(a.LockAcquired, b.LockAcquired) })
+	slices.SortFunc(p.pending, func(a, b lockHolder) int { return cmp.Compare(a.acquired, b.acquired) })
 	watermark := newest - int64(settleAfter)
 	if final {
 		watermark = math.MaxInt64
 	}
 	n := 0
-	for n < len(p.pending) && p.pending[n].LockAcquired < watermark {
+	for n < len(p.pending) && p.pending[n].acquired < watermark {
 		cur := p.pending[n]
 		if p.haveLast {
-			if gap, ok := latency.HandoffGap(&p.last, &cur); ok {
+			prev, next := p.last.attempt(), cur.attempt()
+			if gap, ok := latency.HandoffGap(&prev, &next); ok {
 				f(gap)
 			}
 		}

@@ -41,7 +41,7 @@ func NewMetrics(clients func() int) *Metrics {
 			Name: "hammer_seats_sold_total", Help: "Attempts told they got a seat, by race (the ledger, read after the race, is what the verdict counts).",
 		}, []string{"run"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "hammer_in_flight", Help: "Attempts of the race running that are due (started, or due in the open model) and whose records have not arrived yet.",
+			Name: "hammer_in_flight", Help: "Attempts of the race running that were in flight 1.25 s ago: due (started, or due in the open model) and not yet answered then; workers send their records about once a second.",
 		}),
 		phases: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "hammer_phase_duration_seconds", Help: "How long the phases of attempts took: lock_wait, handoff, critical, release, attempt (as in report.md).",
