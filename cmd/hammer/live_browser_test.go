@@ -17,6 +17,9 @@ import (
 // nothing of any other server. Screenshots: live-racing.png during the
 // race, live-verdict.png at the end.
 func TestLivePage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium against a race on the test stack (not in -short)")
+	}
 	p := browsertest.New(t) // the browser first: it takes a moment to start
 	dir := t.TempDir() + "/out"
 	args := append([]string{"run", "--mode", "lock-only", "--fault", "pause", "--procs", "4", "--rate", "200", "--duration", "4s",

@@ -124,6 +124,9 @@ func sseVerdict(t *testing.T, url string) ([]string, string) {
 // open-model race runs, and the event stream delivers the verdict, with
 // a link to the report, before hammer exits.
 func TestLiveRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("races against the test stack (not in -short)")
+	}
 	dir := t.TempDir() + "/out"
 	args := append([]string{"run", "--mode", "update-only", "--procs", "2", "--rate", "200", "--duration", "3s", "--seats", "1000",
 		"--quiet", "--out", dir, "--live", "127.0.0.1:0"}, stackArgs(t)...)

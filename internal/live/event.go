@@ -33,6 +33,8 @@ const (
 	TypeTick = "tick"
 	// TypeFault is one fault event as it was recorded (FaultEvent).
 	TypeFault = "fault"
+	// TypeCurve is a race's exact curve, sent when it ended (CurveEvent).
+	TypeCurve = "curve"
 	// TypeDone says a race ended; its verdict comes later (DoneEvent).
 	TypeDone = "done"
 	// TypeVerdict is the verdict of every race, once judged (VerdictEvent).
@@ -86,6 +88,17 @@ type FaultEvent struct {
 	Lasted float64 `json:"lasted_s"`
 	Detail string  `json:"detail"`
 	Failed string  `json:"failed,omitempty"`
+}
+
+// CurveEvent is a race's curve by when each attempt was answered (not
+// when its record arrived): at T[i] seconds after the go signal,
+// Answered[i] attempts had been answered and Sold[i] told they got a
+// seat. It starts at 0 and has at most 501 points.
+type CurveEvent struct {
+	Run      string    `json:"run"`
+	T        []float64 `json:"t"`
+	Answered []int64   `json:"answered"`
+	Sold     []int64   `json:"sold"`
 }
 
 // DoneEvent says a race ended after Elapsed seconds from its go signal.

@@ -128,7 +128,7 @@ func (r *race) attempt(a history.Attempt) {
 		r.holders.add(a)
 	}
 	if goAt := r.goAt.Load(); goAt > 0 && a.Complete > 0 {
-		r.answers.add(a.Complete - goAt)
+		r.answers.add(a.Complete-goAt, a.Outcome == history.Sold)
 	}
 }
 
@@ -174,6 +174,9 @@ func (r *race) run() {
 			ev := DoneEvent{Run: r.name}
 			if goAt := r.goAt.Load(); goAt > 0 {
 				ev.Elapsed = time.Duration(time.Now().UnixNano() - goAt).Seconds()
+			}
+			if goAt := r.goAt.Load(); goAt > 0 {
+				r.feed.hub.Publish(newMessage(TypeCurve, r.answers.curve(r.name)), r.name)
 			}
 			r.feed.hub.Publish(newMessage(TypeDone, ev), r.name)
 			return

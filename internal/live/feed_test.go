@@ -104,11 +104,12 @@ func TestFeedStream(t *testing.T) {
 	c, _, _ := hub.Subscribe()
 	o := driver.Options{Scenario: scenarios.Scenario{Name: "none", Mode: scenarios.None}, Procs: 1, Goroutines: 3, Attempts: 1, Seats: 1}
 	h := f.Track(o)
-	h.Go(time.Now().UnixNano())
-	h.Attempt(history.Attempt{Run: "none", Outcome: history.Sold})
+	goAt := time.Now().UnixNano()
+	h.Go(goAt)
+	h.Attempt(history.Attempt{Run: "none", Outcome: history.Sold, Complete: goAt + 5e6})
 	time.Sleep(30 * time.Millisecond) // a few ticks
 	h.Fault(history.FaultEvent{Fault: scenarios.Pause, Detail: "dial redis://:hunter2@x"})
-	h.Attempt(history.Attempt{Run: "none", Outcome: history.Sold})
+	h.Attempt(history.Attempt{Run: "none", Outcome: history.Sold, Complete: goAt + 25e6})
 	h.Done()
 	f.Verdict(VerdictEvent{Runs: []RunVerdict{{Run: "none", Verdict: "invalid", Oversold: 1}}, ExitCode: 0})
 	f.End("done", time.Second)
@@ -116,6 +117,7 @@ func TestFeedStream(t *testing.T) {
 	var types []string
 	var last TickEvent
 	var fault FaultEvent
+	var curve CurveEvent
 	for m := range c.C() {
 		types = append(types, m.Type)
 		switch m.Type {
@@ -125,11 +127,17 @@ func TestFeedStream(t *testing.T) {
 			}
 		case TypeFault:
 			_ = json.Unmarshal(m.Data, &fault)
+		case TypeCurve:
+			_ = json.Unmarshal(m.Data, &curve)
 		}
 	}
 	got := strings.Join(types, " ")
-	if !strings.HasPrefix(got, "race tick") || !strings.HasSuffix(got, "tick done") || !strings.Contains(got, "fault") {
-		t.Errorf("messages %q, want race, ticks, a fault, a last tick and done", got)
+	if !strings.HasPrefix(got, "race tick") || !strings.HasSuffix(got, "tick curve done") || !strings.Contains(got, "fault") {
+		t.Errorf("messages %q, want race, ticks, a fault, a last tick, the curve and done", got)
+	}
+	// 1 ms buckets: the sale at 5 ms is in by 6 ms, the one at 25 ms by 26 ms.
+	if n := len(curve.T); n != 27 || curve.T[n-1] != 0.026 || curve.Sold[5] != 0 || curve.Sold[6] != 1 || curve.Sold[n-1] != 2 || curve.Answered[n-1] != 2 {
+		t.Errorf("curve %+v, want 0 to 2 sold by 26 ms, the first by 6 ms", curve)
 	}
 	if last.Attempts != 2 || last.Sold != 2 || last.InFlight != 0 || last.Outcomes["sold"] != 2 {
 		t.Errorf("last tick %+v, want 2 attempts, 2 sold, none in flight", last)
@@ -152,7 +160,7 @@ func TestFeedInFlight(t *testing.T) {
 	goAt := int64(1e18)
 	r.goAt.Store(goAt)
 	lag := inFlightLag.Seconds()
-	answer := func(at float64) { r.answers.add(int64(at * 1e9)) }
+	answer := func(at float64) { r.answers.add(int64(at*1e9), false) }
 	answer(2.0)
 	answer(0.5)
 	for _, c := range []struct {
@@ -188,5 +196,33 @@ func TestFeedOpenModelInFlight(t *testing.T) {
 	closed := &race{total: 40}
 	if got := closed.due(0.1); got != 40 {
 		t.Errorf("closed model due = %d, want every contender, 40", got)
+	}
+}
+
+// TestCurve: a race's curve counts answers and sales by when they were
+// given, ends at the totals, and keeps to maxCurvePoints steps however
+// long the race.
+func TestCurve(t *testing.T) {
+	var a answered
+	const n = 100_000
+	for i := range n {
+		a.add(int64(i)*int64(time.Millisecond), i%3 == 0) // one answer a millisecond for 100 s
+	}
+	c := a.curve("r")
+	if len(c.T) > maxCurvePoints+1 || len(c.T) != len(c.Sold) || len(c.T) != len(c.Answered) {
+		t.Fatalf("%d, %d, %d points, want equal and at most %d", len(c.T), len(c.Sold), len(c.Answered), maxCurvePoints+1)
+	}
+	last := len(c.T) - 1
+	if c.Answered[last] != n || c.Sold[last] != (n+2)/3 || c.T[last] < 99.9 || c.T[last] > 100.1 {
+		t.Errorf("curve ends at %v s with %d answered, %d sold; want 100 s, %d, %d", c.T[last], c.Answered[last], c.Sold[last], n, (n+2)/3)
+	}
+	for i := 1; i < len(c.T); i++ {
+		if c.T[i] <= c.T[i-1] || c.Answered[i] < c.Answered[i-1] || c.Sold[i] < c.Sold[i-1] {
+			t.Fatalf("curve goes back at point %d", i)
+		}
+	}
+	mid := c.Answered[len(c.T)/2]
+	if mid < n/2-1000 || mid > n/2+1000 {
+		t.Errorf("half way, %d answered; want about %d", mid, n/2)
 	}
 }
