@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 
@@ -22,6 +24,7 @@ type liveFlags struct {
 	public bool
 }
 
+// register defines --live on fs.
 func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.arg, "live", "", "serve a live page of the race, its events and Prometheus /metrics on `ADDR`: "+
 		"a port (8080, :8080) listens on 127.0.0.1; name a host to listen elsewhere (0.0.0.0:8080: every interface)")
@@ -81,25 +84,19 @@ func (l *liveFlags) start(cmd, runID, dir string, io stdio) (*liveRun, int) {
 	return lr, exitOK
 }
 
-// listenCause is why a listen failed, in a few words: "address already
-// in use" rather than the whole syscall chain.
+// listenCause is why a listen failed, in a few words: "cannot listen on
+// 127.0.0.1:8080: address already in use" rather than the syscall chain.
 func listenCause(err error) string {
 	var op *net.OpError
-	if e, ok := err.(*net.OpError); ok {
-		op = e
+	if !errors.As(err, &op) || op.Err == nil {
+		return err.Error()
 	}
-	if op != nil && op.Err != nil {
-		return fmt.Sprintf("cannot listen on %s: %v", op.Addr, unwrapSyscall(op.Err))
+	cause := op.Err
+	var sys *os.SyscallError
+	if errors.As(cause, &sys) {
+		cause = sys.Err
 	}
-	return err.Error()
-}
-
-// unwrapSyscall drops the "bind: " of a listen's os.SyscallError.
-func unwrapSyscall(err error) error {
-	if u, ok := err.(interface{ Unwrap() error }); ok && u.Unwrap() != nil {
-		return u.Unwrap()
-	}
-	return err
+	return fmt.Sprintf("cannot listen on %s: %v", op.Addr, cause)
 }
 
 // track is the live feed's Track, nil when --live is off.
