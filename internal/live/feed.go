@@ -87,7 +87,7 @@ type race struct {
 
 	goAt                    atomic.Int64 // Unix ns, 0 before the go signal
 	attempts, soldN, faults atomic.Int64
-	outcomes                [len(outcomeNames)]atomic.Int64
+	outcomes                [nOutcomes]atomic.Int64
 	handoffs                atomic.Int64
 	counters                map[history.Outcome]prometheus.Counter // the Attempt hook's goroutine only
 	sold, handoffC          prometheus.Counter
@@ -98,8 +98,13 @@ type race struct {
 	lastSentAt              time.Time
 }
 
+// nOutcomes is how many outcomes a tick counts (outcomeNames).
+const nOutcomes = 6
+
 // outcomeNames are the outcomes a tick counts, in a fixed order.
-var outcomeNames = [...]history.Outcome{history.Sold, history.SoldOut, history.LockTimeout, history.Rejected, history.Error, history.Unknown}
+func outcomeNames() [nOutcomes]history.Outcome {
+	return [nOutcomes]history.Outcome{history.Sold, history.SoldOut, history.LockTimeout, history.Rejected, history.Error, history.Unknown}
+}
 
 // goSignal notes the go signal's instant.
 func (r *race) goSignal(goAt int64) { r.goAt.Store(goAt) }
@@ -107,7 +112,7 @@ func (r *race) goSignal(goAt int64) { r.goAt.Store(goAt) }
 // attempt counts one record; called from the race's collector only.
 func (r *race) attempt(a history.Attempt) {
 	r.attempts.Add(1)
-	for i, o := range outcomeNames {
+	for i, o := range outcomeNames() {
 		if a.Outcome == o {
 			r.outcomes[i].Add(1)
 			break
@@ -211,7 +216,7 @@ func (r *race) send(force bool) {
 	if force {
 		ev.InFlight = 0
 	}
-	for i, o := range outcomeNames {
+	for i, o := range outcomeNames() {
 		if n := r.outcomes[i].Load(); n > 0 {
 			ev.Outcomes[string(o)] = int(n)
 		}
