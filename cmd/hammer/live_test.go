@@ -128,7 +128,7 @@ func TestLiveRun(t *testing.T) {
 		t.Skip("races against the test stack (not in -short)")
 	}
 	dir := t.TempDir() + "/out"
-	args := append([]string{"run", "--mode", "update-only", "--procs", "2", "--rate", "200", "--duration", "3s", "--seats", "1000",
+	args := append([]string{"run", "--mode", "update-only", "--procs", "2", "--rate", "200", "--duration", "4s", "--seats", "1000",
 		"--quiet", "--out", dir, "--live", "127.0.0.1:0"}, stackArgs(t)...)
 	url, done := startLive(t, args...)
 	type sse struct {
@@ -183,8 +183,8 @@ scrape:
 	if err := json.Unmarshal([]byte(s.verdict), &v); err != nil {
 		t.Fatalf("verdict %q: %v", s.verdict, err)
 	}
-	if len(v.Runs) != 1 || v.Runs[0].Verdict != "valid" || v.Runs[0].Sold != 600 || v.ExitCode != 0 || !strings.HasPrefix(v.Report, "/report.") {
-		t.Errorf("verdict %s, want update-only valid with 600 sold, exit 0 and a report", s.verdict)
+	if len(v.Runs) != 1 || v.Runs[0].Verdict != "valid" || v.Runs[0].Sold != 800 || v.ExitCode != 0 || !strings.HasPrefix(v.Report, "/report.") {
+		t.Errorf("verdict %s, want update-only valid with 800 sold, exit 0 and a report", s.verdict)
 	}
 	if _, err := http.Get(url); err == nil {
 		t.Error("the live server still answers after hammer exited")
