@@ -51,6 +51,8 @@ type Hooks struct {
 	// Fault is called with every fault event as it is recorded, possibly
 	// from several goroutines at once.
 	Fault func(history.FaultEvent)
+	// Strike is called as a strike begins (see Options.OnStrike).
+	Strike func(history.FaultEvent)
 	// Done is called when the race ended, or could not start.
 	Done func()
 }
@@ -69,6 +71,7 @@ func Tee(tracks ...func(Options) Hooks) func(Options) Hooks {
 			Go:      fan(all, func(h Hooks) func(int64) { return h.Go }),
 			Attempt: fan(all, func(h Hooks) func(history.Attempt) { return h.Attempt }),
 			Fault:   fan(all, func(h Hooks) func(history.FaultEvent) { return h.Fault }),
+			Strike:  fan(all, func(h Hooks) func(history.FaultEvent) { return h.Strike }),
 			Done: func() {
 				for _, h := range all {
 					if h.Done != nil {
@@ -128,7 +131,7 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Folder, *la
 		var h Hooks
 		if p.Track != nil {
 			h = p.Track(o)
-			o.OnAttempt, o.OnGoAt, o.OnFault = h.Attempt, h.Go, h.Fault
+			o.OnAttempt, o.OnGoAt, o.OnFault, o.OnStrike = h.Attempt, h.Go, h.Fault, h.Strike
 		}
 		res, err := Race(ctx, o)
 		if h.Done != nil {

@@ -81,7 +81,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res = &Result{Run: newRun(o), Warnings: warnings}
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
 	res.Run.CommitLatency = int64(commit)
-	strikes := &striker{o: o, onFault: o.OnFault, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
+	strikes := &striker{o: o, onFault: o.OnFault, onStrike: o.OnStrike, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
 	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Run.GoAt = ws.release()
 	if o.OnGo != nil {

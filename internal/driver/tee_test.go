@@ -21,6 +21,7 @@ func TestTee(t *testing.T) {
 			}
 			if withFault {
 				h.Fault = func(history.FaultEvent) { got = append(got, name+" fault") }
+				h.Strike = func(history.FaultEvent) { got = append(got, name+" strike") }
 			}
 			return h
 		}
@@ -30,13 +31,14 @@ func TestTee(t *testing.T) {
 	h := Tee(track("a", false), nil, track("b", true))(o)
 	h.Go(1)
 	h.Attempt(history.Attempt{RequestID: "x"})
+	h.Strike(history.FaultEvent{})
 	h.Fault(history.FaultEvent{})
 	h.Done()
-	want := []string{"a track r", "b track r", "a go", "b go", "a attempt x", "b attempt x", "b fault", "a done", "b done"}
+	want := []string{"a track r", "b track r", "a go", "b go", "a attempt x", "b attempt x", "b strike", "b fault", "a done", "b done"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("calls %q, want %q", got, want)
 	}
-	if none := Tee(nil)(o); none.Go != nil || none.Attempt != nil || none.Fault != nil {
+	if none := Tee(nil)(o); none.Go != nil || none.Attempt != nil || none.Fault != nil || none.Strike != nil {
 		t.Error("Tee of no tracker hands out hooks")
 	}
 }

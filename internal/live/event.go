@@ -31,6 +31,9 @@ const (
 	TypeRace = "race"
 	// TypeTick is a race's counters at an instant (TickEvent).
 	TypeTick = "tick"
+	// TypeStrike is a strike as it begins (StrikeEvent); its fault event
+	// follows when it is recorded.
+	TypeStrike = "strike"
 	// TypeFault is one fault event as it was recorded (FaultEvent).
 	TypeFault = "fault"
 	// TypeCurve is a race's exact curve, sent when it ended (CurveEvent).
@@ -99,6 +102,16 @@ type CurveEvent struct {
 	T        []float64 `json:"t"`
 	Answered []int64   `json:"answered"`
 	Sold     []int64   `json:"sold"`
+}
+
+// StrikeEvent is a strike beginning T seconds after the race's go
+// signal, on worker Proc's contender of RequestID.
+type StrikeEvent struct {
+	Run       string  `json:"run"`
+	Fault     string  `json:"fault"`
+	T         float64 `json:"t"`
+	Proc      int     `json:"proc"`
+	RequestID string  `json:"request_id"`
 }
 
 // DoneEvent says a race ended after Elapsed seconds from its go signal.

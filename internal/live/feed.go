@@ -75,7 +75,7 @@ func (f *Feed) Track(o driver.Options) driver.Hooks {
 		Lock: string(o.Scenario.LockName()), Seats: o.Seats, Contenders: int(r.total), Rate: o.Rate, Duration: o.Duration.Seconds()}
 	f.hub.Publish(newMessage(TypeRace, ev), r.name)
 	go r.run()
-	return driver.Hooks{Go: r.goSignal, Attempt: r.attempt, Fault: r.fault, Done: r.done}
+	return driver.Hooks{Go: r.goSignal, Attempt: r.attempt, Fault: r.fault, Strike: r.strike, Done: r.done}
 }
 
 // race is one race being followed.
@@ -157,6 +157,15 @@ func (r *race) fault(ev history.FaultEvent) {
 		fe.T = time.Duration(ev.Start - goAt).Seconds()
 	}
 	r.feed.hub.Publish(newMessage(TypeFault, fe), r.name)
+}
+
+// strike sends a strike as it begins; called from any goroutine.
+func (r *race) strike(ev history.FaultEvent) {
+	se := StrikeEvent{Run: r.name, Fault: string(ev.Fault), Proc: ev.Proc, RequestID: r.feed.redact(ev.RequestID)}
+	if goAt := r.goAt.Load(); goAt > 0 {
+		se.T = time.Duration(ev.Start - goAt).Seconds()
+	}
+	r.feed.hub.Publish(newMessage(TypeStrike, se), r.name)
 }
 
 // done stops the race's ticks, after a last one with every handoff.

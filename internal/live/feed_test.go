@@ -108,6 +108,7 @@ func TestFeedStream(t *testing.T) {
 	h.Go(goAt)
 	h.Attempt(history.Attempt{Run: "none", Outcome: history.Sold, Complete: goAt + 5e6})
 	time.Sleep(30 * time.Millisecond) // a few ticks
+	h.Strike(history.FaultEvent{Fault: scenarios.Pause, Proc: 0, RequestID: "p0-r1", Start: goAt + 1e6})
 	h.Fault(history.FaultEvent{Fault: scenarios.Pause, Detail: "dial redis://:hunter2@x"})
 	h.Attempt(history.Attempt{Run: "none", Outcome: history.Sold, Complete: goAt + 25e6})
 	h.Done()
@@ -132,8 +133,8 @@ func TestFeedStream(t *testing.T) {
 		}
 	}
 	got := strings.Join(types, " ")
-	if !strings.HasPrefix(got, "race tick") || !strings.HasSuffix(got, "tick curve done") || !strings.Contains(got, "fault") {
-		t.Errorf("messages %q, want race, ticks, a fault, a last tick, the curve and done", got)
+	if !strings.HasPrefix(got, "race tick") || !strings.HasSuffix(got, "tick curve done") || !strings.Contains(got, "strike fault") {
+		t.Errorf("messages %q, want race, ticks, a strike and its fault, a last tick, the curve and done", got)
 	}
 	// 1 ms buckets: the sale at 5 ms is in by 6 ms, the one at 25 ms by 26 ms.
 	if n := len(curve.T); n != 27 || curve.T[n-1] != 0.026 || curve.Sold[5] != 0 || curve.Sold[6] != 1 || curve.Sold[n-1] != 2 || curve.Answered[n-1] != 2 {

@@ -18,7 +18,7 @@ const (
 	// shape at half the resolution).
 	maxTicks = 512
 	// maxFaults is how many fault events a late browser is sent, the latest.
-	maxFaults = 500
+	maxFaults = 500 // fault and strike messages
 )
 
 // Hub fans messages out to clients, each through a bounded buffer:
@@ -115,11 +115,11 @@ func (h *Hub) keep(m Message, run string) {
 			ts = half
 		}
 		h.ticks[run] = append(ts, m)
-	case TypeFault:
+	case TypeFault, TypeStrike:
 		h.log = append(h.log, m)
 		if h.faults++; h.faults > maxFaults {
 			for i, old := range h.log {
-				if old.Type == TypeFault {
+				if old.Type == TypeFault || old.Type == TypeStrike {
 					h.log = append(h.log[:i], h.log[i+1:]...)
 					h.faults--
 					break
