@@ -12,7 +12,8 @@ import (
 
 // TestLivePage opens the live page of an open-model lock-only race under
 // the pause fault in headless Chromium: the sold count rises while the
-// race runs, the fault strikes are listed, the verdict appears at the
+// race runs, the fault strikes are listed as they begin and once
+// recorded, the verdict appears at the
 // end with a link to the report, the page logs no error and asks
 // nothing of any other server. Screenshots: live-racing.png during the
 // race, live-verdict.png at the end.
@@ -29,7 +30,7 @@ func TestLivePage(t *testing.T) {
 
 	// Read the sold card while the race runs.
 	var seen []string
-	shot := false
+	shot, striking := false, false
 	var res liveResult
 	deadline := time.After(60 * time.Second)
 watch:
@@ -41,6 +42,7 @@ watch:
 			t.Fatal("hammer did not end within 60s")
 		case <-time.After(250 * time.Millisecond):
 			v := browsertest.Get(p, chromedp.Evaluate[string](`document.getElementById("c-sold").textContent`))
+			striking = striking || browsertest.Get(p, chromedp.Evaluate[bool](`!!document.querySelector("#faults li.pending")`))
 			if len(seen) == 0 || v != seen[len(seen)-1] {
 				seen = append(seen, v)
 			}
@@ -77,6 +79,9 @@ watch:
 	faults := browsertest.Get(p, chromedp.Evaluate[int](`document.querySelectorAll("#faults li:not(#no-faults)").length`))
 	if faults < 1 {
 		t.Error("no fault strike listed")
+	}
+	if !striking {
+		t.Error("no strike was listed as it began (a pause lasts 1.5 s)")
 	}
 	status := browsertest.Get(p, chromedp.Poll[string](`(function(){const s=document.getElementById("status").textContent;return s==="done"&&s})()`,
 		chromedp.WithPollingTimeout(5*time.Second)))

@@ -97,10 +97,11 @@ type Options struct {
 	// recorded, possibly from several goroutines at once; a fault with a
 	// window (a partition, injected latency) is told when its window ended.
 	OnFault func(history.FaultEvent)
-	// OnStrike, if set, is called as the coordinator begins to strike a
-	// contender (its Start, Proc, Goroutine and RequestID set; End zero),
-	// possibly from several goroutines at once; OnFault follows when the
-	// strike is recorded, unless it missed and another holder is struck.
+	// OnStrike, if set, is called as a strike begins, by the coordinator
+	// or by a worker that injects the fault itself (its Start, Proc,
+	// Goroutine and RequestID set; End zero), possibly from several
+	// goroutines at once; OnFault follows when the strike is recorded,
+	// unless it missed and another holder is struck.
 	OnStrike func(history.FaultEvent)
 }
 

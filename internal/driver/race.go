@@ -219,6 +219,10 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 			case ev.msg.Strike != nil:
 				st := ev.msg.Strike
 				s.handle(ctx, fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key})
+			case ev.msg.Begin != nil:
+				if o.OnStrike != nil {
+					o.OnStrike(*ev.msg.Begin)
+				}
 			case ev.msg.Event != nil:
 				events = append(events, *ev.msg.Event)
 				if o.OnFault != nil {
