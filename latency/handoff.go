@@ -30,13 +30,23 @@ func handoffs(attempts []history.Attempt, f func(time.Duration, *history.Attempt
 	}
 	slices.SortFunc(holders, func(a, b *history.Attempt) int { return cmp.Compare(a.LockAcquired, b.LockAcquired) })
 	for i := 1; i < len(holders); i++ {
-		prev, cur := holders[i-1], holders[i]
-		if prev.LockReleasing == 0 || prev.LockLost || prev.Run != cur.Run ||
-			cur.LockAcquired < prev.LockReleasing || cur.Invoke > prev.LockReleasing {
-			continue
+		if d, ok := HandoffGap(holders[i-1], holders[i]); ok {
+			f(d, holders[i])
 		}
-		f(time.Duration(cur.LockAcquired-prev.LockReleasing), cur)
 	}
+}
+
+// HandoffGap reports whether the lock passed from holder prev to cur, the
+// holder that took it next (by LockAcquired) in the same run, as a
+// handoff, and the gap: prev sent its release while cur was already
+// waiting, and cur had the lock that long after. A lock that passed on by
+// expiring, or was taken while nobody waited, is no handoff.
+func HandoffGap(prev, cur *history.Attempt) (time.Duration, bool) {
+	if prev.LockReleasing == 0 || prev.LockLost || prev.Run != cur.Run ||
+		cur.LockAcquired < prev.LockReleasing || cur.Invoke > prev.LockReleasing {
+		return 0, false
+	}
+	return time.Duration(cur.LockAcquired - prev.LockReleasing), true
 }
 
 // ObserveHandoffs records the handoff gaps of one run's attempts (see

@@ -77,23 +77,33 @@ func (s *Set) record(k Key, d time.Duration) {
 
 // Observe records the phases of one finished attempt.
 func (s *Set) Observe(a history.Attempt) {
-	key := func(p Phase) Key { return Key{Run: a.Run, Phase: p, Outcome: a.Outcome} }
+	Durations(a, func(p Phase, d time.Duration) {
+		s.record(Key{Run: a.Run, Phase: p, Outcome: a.Outcome}, d)
+	})
+}
+
+// Durations calls f with each phase one finished attempt went through
+// and how long it took: every phase but Handoff, which spans two
+// attempts (see HandoffGap). It is the one definition of the phases, for
+// the histograms and for whatever else watches attempts (the live
+// page's metrics).
+func Durations(a history.Attempt, f func(Phase, time.Duration)) {
 	between := func(from, to int64) (time.Duration, bool) { return time.Duration(to - from), from > 0 && to >= from }
 	start := a.Invoke
 	if a.Intended > 0 {
 		start = a.Intended
 	}
 	if d, ok := between(start, a.Complete); ok {
-		s.record(key(Attempt), d)
+		f(Attempt, d)
 	}
 	switch {
 	case a.LockAcquired > 0:
 		if d, ok := between(a.Invoke, a.LockAcquired); ok {
-			s.record(key(LockWait), d)
+			f(LockWait, d)
 		}
 	case a.Outcome == history.LockTimeout:
 		if d, ok := between(a.Invoke, a.Complete); ok {
-			s.record(key(LockWait), d)
+			f(LockWait, d)
 		}
 	}
 	critStart := a.LockAcquired
@@ -101,10 +111,10 @@ func (s *Set) Observe(a history.Attempt) {
 		critStart = a.DBStart
 	}
 	if d, ok := between(critStart, a.DBEnd); ok {
-		s.record(key(Critical), d)
+		f(Critical, d)
 	}
 	if d, ok := between(a.DBEnd, a.LockReleased); ok {
-		s.record(key(Release), d)
+		f(Release, d)
 	}
 }
 

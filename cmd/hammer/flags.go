@@ -45,6 +45,7 @@ type raceFlags struct {
 	lockTTLSet bool // --lock-ttl was given
 	target     targetFlags
 	agents     agentFlags
+	live       liveFlags
 }
 
 // loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
@@ -94,6 +95,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
 	f.target.register(fs)
 	f.agents.register(fs)
+	f.live.register(fs)
 }
 
 // Environment variables that name the servers of an external stack when
@@ -220,6 +222,9 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 		}
 	}
 	if err := f.checkOpenModel(); err != nil {
+		return err
+	}
+	if err := f.live.check(); err != nil {
 		return err
 	}
 	if _, err := stack.ParseKind(f.stackKind); err != nil {

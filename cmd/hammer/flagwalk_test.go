@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -233,6 +234,7 @@ type walkFixture struct {
 	nonEmpty string // a folder holding a file
 	matrix   string // a matrix that does not parse
 	target   string // an example service's target file
+	busy     string // a loopback host:port something listens on
 }
 
 // walkFixtures makes them, outside every working directory of the walk.
@@ -246,6 +248,12 @@ func walkFixtures(t *testing.T) walkFixture {
 		t.Fatal(err)
 	}
 	fx.target = target
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	fx.busy = ln.Addr().String()
 	for _, d := range []string{fx.folder, fx.nonEmpty} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -316,6 +324,8 @@ func flagRows(fx walkFixture) map[string]flagRow {
 		"--listen": {kind: "string", with: agents, bad: []string{"999.1.1.1:70000", "999.1.1.1:7070", "127.0.0.1:70000", "127.0.0.1:x",
 			"127.0.0.1", "bad_host!:7070", "-bad:7070", ""}},
 		"--join-timeout": {kind: "duration", with: agents, bad: []string{"-1s", "0s"}},
+		"--live": {kind: "string", bad: []string{"x", "127.0.0.1", "127.0.0.1:70000", ":x", "999.1.1.1:8080", "bad_host!:8080", "-1",
+			fx.busy, strings.TrimPrefix(fx.busy, "127.0.0.1")}},
 		"--token":        {kind: "string", with: agents, bad: []string{"short", "Zq7" + secretMark}},
 		"--token-file":   {kind: "string", with: agents, bad: badTokenFiles},
 		"run --mode":     {kind: "string", bad: []string{"optimistic", ""}, names: "mode"},

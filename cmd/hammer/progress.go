@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/driver"
 )
 
 // progress shows races as they run: mpb bars on a terminal, one plain line
@@ -58,10 +59,11 @@ type tracker struct {
 	stopTicker, quit chan struct{}
 }
 
-// track starts showing a race of total attempts; it returns what to call
-// with each record and what to call when the race ended.
-func (p *progress) track(name string, total int) (func(history.Attempt), func()) {
-	t := &tracker{name: name, total: int64(total), start: time.Now()}
+// track starts showing race o; it returns what to call with each record
+// and when the race ended.
+func (p *progress) track(o driver.Options) driver.Hooks {
+	name := o.Scenario.Name
+	t := &tracker{name: name, total: int64(o.Contenders()), start: time.Now()}
 	if p.bars != nil {
 		t.bar = p.bars.AddBar(t.total,
 			mpb.PrependDecorators(decor.Name(name, decor.WC{W: 18, C: decor.DindentRight})),
@@ -75,7 +77,7 @@ func (p *progress) track(name string, total int) (func(history.Attempt), func())
 		t.out, t.stopTicker, t.quit = p.lines, make(chan struct{}), make(chan struct{})
 		go t.tick()
 	}
-	return t.attempt, t.done
+	return driver.Hooks{Attempt: t.attempt, Done: t.done}
 }
 
 // attempt counts one arrived record.

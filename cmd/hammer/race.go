@@ -50,6 +50,18 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	if err := driver.CheckHost(races); err != nil {
 		return usageError(io, cmd.name, "%v", err)
 	}
+	runID := newRunID()
+	if f.out == "" {
+		f.out = filepath.Join("results", runID)
+	}
+	// The live page's port before anything starts: one in use is refused
+	// with nothing left behind.
+	lv, code := f.live.start(cmd.name, runID, f.out, io)
+	if code != exitOK {
+		return code
+	}
+	defer lv.close()
+	defer lv.end("hammer stopped before a verdict") // nothing once the verdict was sent
 	if err := f.target.build(ctx); err != nil {
 		return usageError(io, cmd.name, "%v", err)
 	}
@@ -57,10 +69,6 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
-	}
-	runID := newRunID()
-	if f.out == "" {
-		f.out = filepath.Join("results", runID)
 	}
 	out, err := makeResultsDir(f.out)
 	if err != nil {
@@ -103,7 +111,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	raw, lat := driver.RaceAll(ctx, driver.Plan{
 		Command: cmd.name, RunID: runID, Seed: f.seed, Races: races, Skipped: skipped,
 		Worker: driver.Command{Path: exe, Args: []string{workerCommand}},
-		Track:  prog.track,
+		Track:  driver.Tee(prog.track, lv.track()),
 		Warn: func(run, msg string) {
 			for _, line := range strings.Split(msg, "\n") { // one line each, e.g. every key clean-up left
 				fmt.Fprintf(io.err, "hammer: %s: %s\n", run, line)
@@ -122,7 +130,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	// Error texts in the records may quote a URL: mask them before any
 	// file is written, since every file is derived from the records.
 	raw.Redact(io.secrets.String)
-	exit := finish(f.out, raw, lat, outputs, io)
+	exit := finish(f.out, raw, lat, outputs, io, lv.verdict)
 	if why != "" {
 		fmt.Fprintf(io.out, "%s: no charts drawn; hammer report %s draws them\n", why, f.out)
 	}
@@ -209,7 +217,9 @@ func plan(f *raceFlags, scns []scenarios.Scenario) []driver.Options {
 // finish saves the raw records, verifies them, writes everything derived
 // from them (summary.json, the report, the charts and, for the gate,
 // junit.xml), prints the verdict table and returns the exit code.
-func finish(dir string, raw *history.Log, lat *latency.Set, outputs report.Outputs, io stdio) int {
+//
+// verdict, if set, is told the verdicts once the report was written.
+func finish(dir string, raw *history.Log, lat *latency.Set, outputs report.Outputs, io stdio, verdict func(report.Summary)) int {
 	f := folder.New(*raw, lat)
 	if err := f.Save(dir); err != nil {
 		fmt.Fprintf(io.err, "hammer: save results: %v\n", err)
@@ -219,6 +229,9 @@ func finish(dir string, raw *history.Log, lat *latency.Set, outputs report.Outpu
 	if err := writeReport(dir, f, summary, outputs); err != nil {
 		fmt.Fprintf(io.err, "hammer: write report: %v\n", err)
 		return exitInfra
+	}
+	if verdict != nil {
+		verdict(summary)
 	}
 	if err := report.WriteTable(io.out, summary); err != nil {
 		fmt.Fprintf(io.err, "hammer: print the verdict table: %v\n", err)

@@ -91,6 +91,19 @@ type Options struct {
 	OnAttempt func(history.Attempt)
 	// OnGo, if set, is called with the worker pids right after the go signal.
 	OnGo func(pids []int)
+	// OnGoAt, if set, is called with the go signal's instant (Unix ns)
+	// right after it was given.
+	OnGoAt func(goAt int64)
+	// OnFault, if set, is called with every fault event as it is
+	// recorded, possibly from several goroutines at once; a fault with a
+	// window (a partition, injected latency) is told when its window ended.
+	OnFault func(history.FaultEvent)
+	// OnStrike, if set, is called as a strike begins, by the coordinator
+	// or by a worker that injects the fault itself (its Start, Proc,
+	// Goroutine and RequestID set; End zero), possibly from several
+	// goroutines at once; OnFault follows when the strike is recorded,
+	// unless it missed and another holder is struck.
+	OnStrike func(history.FaultEvent)
 }
 
 // Result is what a race leaves: the run's description (including any

@@ -31,13 +31,78 @@ type Plan struct {
 	Skipped []string
 	// Worker is how to start a worker process.
 	Worker Command
-	// Track, if set, is called as each race starts with its name and
-	// number of contenders; it returns what to call with each record, and
-	// what to call when the race ended.
-	Track func(run string, contenders int) (onAttempt func(history.Attempt), done func())
+	// Track, if set, is called as each race starts, with the race's
+	// options (the scenario, Contenders()); it returns what to tell about
+	// the race while it runs.
+	Track func(o Options) Hooks
 	// Warn, if set, is told what went wrong with a race but does not touch
 	// any verdict: a race that could not start, a clean-up that failed.
 	Warn func(run, msg string)
+}
+
+// Hooks are what a Plan's Track is told about one race while it runs;
+// each may be nil. They are called on the race's own goroutines, so they
+// must return at once: the race waits for them.
+type Hooks struct {
+	// Go is called with the go signal's instant (Unix ns).
+	Go func(goAt int64)
+	// Attempt is called from one goroutine with every record as it arrives.
+	Attempt func(history.Attempt)
+	// Fault is called with every fault event as it is recorded, possibly
+	// from several goroutines at once.
+	Fault func(history.FaultEvent)
+	// Strike is called as a strike begins (see Options.OnStrike).
+	Strike func(history.FaultEvent)
+	// Done is called when the race ended, or could not start.
+	Done func()
+}
+
+// Tee returns a Track that calls every one of tracks (nil ones left
+// out) and hands each race's events to all of them, in order.
+func Tee(tracks ...func(Options) Hooks) func(Options) Hooks {
+	return func(o Options) Hooks {
+		var all []Hooks
+		for _, t := range tracks {
+			if t != nil {
+				all = append(all, t(o))
+			}
+		}
+		return Hooks{
+			Go:      fan(all, func(h Hooks) func(int64) { return h.Go }),
+			Attempt: fan(all, func(h Hooks) func(history.Attempt) { return h.Attempt }),
+			Fault:   fan(all, func(h Hooks) func(history.FaultEvent) { return h.Fault }),
+			Strike:  fan(all, func(h Hooks) func(history.FaultEvent) { return h.Strike }),
+			Done: func() {
+				for _, h := range all {
+					if h.Done != nil {
+						h.Done()
+					}
+				}
+			},
+		}
+	}
+}
+
+// fan is one hook calling the hook pick finds in each of hs, nil when
+// none has one.
+func fan[T any](hs []Hooks, pick func(Hooks) func(T)) func(T) {
+	var fs []func(T)
+	for _, h := range hs {
+		if f := pick(h); f != nil {
+			fs = append(fs, f)
+		}
+	}
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		return fs[0]
+	}
+	return func(v T) {
+		for _, f := range fs {
+			f(v)
+		}
+	}
 }
 
 // RaceAll races every scenario of the plan in turn on st, and returns the
@@ -63,12 +128,15 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *laten
 		}
 		o.RunID, o.RedisURL, o.PGURL, o.Worker, o.Managed = p.RunID, st.RedisURL, st.PGURL, p.Worker, managed
 		o.RedisPeers = peersOn(st, o)
-		done := func() {}
+		var h Hooks
 		if p.Track != nil {
-			o.OnAttempt, done = p.Track(o.Scenario.Name, o.Contenders())
+			h = p.Track(o)
+			o.OnAttempt, o.OnGoAt, o.OnFault, o.OnStrike = h.Attempt, h.Go, h.Fault, h.Strike
 		}
 		res, err := Race(ctx, o)
-		done()
+		if h.Done != nil {
+			h.Done()
+		}
 		if err != nil {
 			p.warn(o.Scenario.Name, err.Error())
 			raw.Manifest.Runs = append(raw.Manifest.Runs, notRun(o, "not run: "+err.Error()))

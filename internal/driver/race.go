@@ -82,11 +82,14 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res = &Result{Run: newRun(o), Warnings: warnings}
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
 	res.Run.CommitLatency = int64(commit)
-	strikes := &striker{o: o, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
+	strikes := &striker{o: o, onFault: o.OnFault, onStrike: o.OnStrike, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
 	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
 	res.Run.GoAt = ws.release()
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
+	}
+	if o.OnGoAt != nil {
+		o.OnGoAt(res.Run.GoAt)
 	}
 	env.startWindow(ctx, o, res.Run.GoAt)
 	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes, watch.Down(), res.Run.GoAt)
@@ -96,7 +99,12 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res.Run.RealtimeWorkers = ws.realtimeWorkers()
 	res.Run.WorkerGoMaxProcs = ws.goMaxProcs()
 	res.Faults = append(res.Faults, strikes.finish()...)
-	res.Faults = append(res.Faults, env.windowEvents()...)
+	for _, ev := range env.windowEvents() {
+		res.Faults = append(res.Faults, ev)
+		if o.OnFault != nil {
+			o.OnFault(ev)
+		}
+	}
 	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults)...)
 	if ctx.Err() != nil && !slices.Contains(res.Run.Incomplete, interrupted) {
 		res.Run.Incomplete = append(res.Run.Incomplete, interrupted)
@@ -212,8 +220,15 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 			case ev.msg.Strike != nil:
 				st := ev.msg.Strike
 				s.handle(ctx, fault.Target{Proc: st.Proc, Goroutine: st.Goroutine, RequestID: st.RequestID, Key: st.Key})
+			case ev.msg.Begin != nil:
+				if o.OnStrike != nil {
+					o.OnStrike(*ev.msg.Begin)
+				}
 			case ev.msg.Event != nil:
 				events = append(events, *ev.msg.Event)
+				if o.OnFault != nil {
+					o.OnFault(*ev.msg.Event)
+				}
 			case ev.msg.Histograms != nil:
 				if got, err := latency.Decode(ev.msg.Histograms); err == nil {
 					lat.Merge(got)

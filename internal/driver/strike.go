@@ -23,6 +23,10 @@ type striker struct {
 	fleet *fleet
 	// onMiss, if set, is told when a strike missed, to strike another.
 	onMiss func()
+	// onFault, if set, is told of every event as it is recorded.
+	onFault func(history.FaultEvent)
+	// onStrike, if set, is told of every strike as it begins.
+	onStrike func(history.FaultEvent)
 
 	mu     sync.Mutex
 	left   int // strikes still to make; later requests resume at once
@@ -48,6 +52,10 @@ func (s *striker) handle(ctx context.Context, t fault.Target) {
 	go func() {
 		defer s.wg.Done()
 		start := time.Now()
+		if s.onStrike != nil {
+			s.onStrike(history.FaultEvent{Run: s.o.Scenario.Name, Fault: s.o.Scenario.Fault, Proc: t.Proc, Goroutine: t.Goroutine,
+				RequestID: t.RequestID, Start: start.UnixNano()})
+		}
 		detail, err := s.fault.Strike(ctx, s.coord, &t)
 		if errors.Is(err, fault.ErrMissed) && s.miss() {
 			return
@@ -94,6 +102,9 @@ func (s *striker) record(ev history.FaultEvent) {
 	s.mu.Lock()
 	s.events = append(s.events, ev)
 	s.mu.Unlock()
+	if s.onFault != nil {
+		s.onFault(ev)
+	}
 }
 
 // finish waits for strikes in progress and returns the fault events.

@@ -121,10 +121,20 @@ type Worker struct {
 	Strike func(ctx context.Context, a *history.Attempt) error
 	// Event records a fault the worker injected itself, from start to now.
 	Event func(a *history.Attempt, start time.Time, detail string)
+	// Begin, if set, tells the coordinator at once that the worker
+	// begins to inject a fault itself on a's contender (Event follows).
+	Begin func(a *history.Attempt, start time.Time)
 	// Numbered says how many holders (across all processes) have been
 	// numbered so far: a holder numbered after Hit.Number took the lock
 	// after the hit's holder.
 	Numbered func(ctx context.Context) (int64, error)
+}
+
+// begin calls Begin, if set.
+func (w *Worker) begin(a *history.Attempt, start time.Time) {
+	if w.Begin != nil {
+		w.Begin(a, start)
+	}
 }
 
 // Hit is a numbered holder at a point of its attempt.

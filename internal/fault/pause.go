@@ -19,6 +19,7 @@ func (pause) At(_ context.Context, w *Worker, h Hit) error {
 		return nil
 	}
 	start := time.Now()
+	w.begin(h.Attempt, start)
 	w.World.Lock()
 	time.Sleep(w.PauseFor)
 	w.World.Unlock()

@@ -24,6 +24,7 @@ func (shortTTL) At(ctx context.Context, w *Worker, h Hit) error {
 // latency runs pg_sleep inside the sale, making the critical section long.
 func latency(ctx context.Context, w *Worker, h Hit, d time.Duration, what string) error {
 	start := time.Now()
+	w.begin(h.Attempt, start)
 	if err := sleepIn(ctx, h.Query, d); err != nil {
 		return err
 	}

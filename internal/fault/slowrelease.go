@@ -38,6 +38,7 @@ func (slowRelease) At(ctx context.Context, w *Worker, h Hit) error {
 // after our TTL ran out by our clock can still be us, by Redis's.)
 func holdUntilTaken(ctx context.Context, w *Worker, h Hit) error {
 	start := time.Now()
+	w.begin(h.Attempt, start)
 	deadline := start.Add(10 * w.LockTTL)
 	for time.Now().Before(deadline) {
 		n, err := w.Numbered(ctx)

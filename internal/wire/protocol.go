@@ -116,6 +116,10 @@ type Message struct {
 	Strike *Strike `json:"strike,omitempty"`
 	// Event reports a fault the worker injected itself.
 	Event *history.FaultEvent `json:"event,omitempty"`
+	// Begin says at once that the worker begins to inject a fault itself
+	// (its Start set, End zero); its Event follows. Only the live view
+	// reads it.
+	Begin *history.FaultEvent `json:"begin,omitempty"`
 	// Histograms ships the worker's latency histograms, after its last
 	// attempt.
 	Histograms []latency.Encoded `json:"histograms,omitempty"`
@@ -162,7 +166,10 @@ func (m *Message) Shift(d int64) {
 			}
 		}
 	}
-	if e := m.Event; e != nil {
+	for _, e := range []*history.FaultEvent{m.Event, m.Begin} {
+		if e == nil {
+			continue
+		}
 		for _, t := range []*int64{&e.Start, &e.End} {
 			if *t != 0 {
 				*t += d
@@ -181,6 +188,10 @@ func (m Message) Copied() Message {
 	if m.Event != nil {
 		e := *m.Event
 		m.Event = &e
+	}
+	if m.Begin != nil {
+		e := *m.Begin
+		m.Begin = &e
 	}
 	return m
 }

@@ -59,7 +59,7 @@ func newInjector(cfg wire.Config, rdb *redis.Client, peers []*redis.Client, rep 
 	}
 	inj.hooks = &fault.Worker{
 		PauseFor: cfg.PauseFor, LockTTL: cfg.LockTTL, LockKey: cfg.LockKey,
-		Locker: inj.locker, World: inj.world, Strike: inj.strike, Event: inj.event,
+		Locker: inj.locker, World: inj.world, Strike: inj.strike, Event: inj.event, Begin: inj.begin,
 		Numbered: func(ctx context.Context) (int64, error) {
 			n, err := rdb.Get(ctx, cfg.FaultKey).Int64()
 			if errors.Is(err, redis.Nil) {
@@ -173,6 +173,14 @@ func (r *resumes) listen(dec *json.Decoder, ship, wrap func()) {
 			close(ch)
 		}
 	}
+}
+
+// begin tells the coordinator that the worker begins to inject the
+// fault on a's contender itself.
+func (f *injector) begin(a *history.Attempt, start time.Time) {
+	f.rep.send(wire.Message{Begin: &history.FaultEvent{
+		Run: f.cfg.Run, Fault: f.cfg.Fault, Proc: a.Proc, Goroutine: a.Goroutine, RequestID: a.RequestID, Start: start.UnixNano(),
+	}})
 }
 
 // event reports a fault the worker injected itself.
