@@ -22,7 +22,9 @@ func twoRuns() history.Log {
 			Runs: []history.Run{{Name: "a", Mode: "lock-only", Procs: 1, Goroutines: 2, Seats: 1, Fault: "pause"}, {Name: "b", Mode: "none"}}},
 		Records: history.Records{
 			Attempts: []history.Attempt{{Run: "a", RequestID: "p0-g0-a0", Outcome: history.Sold, Seat: 1, ReadAvailable: &read},
-				{Run: "b", RequestID: "x", Outcome: history.SoldOut}, {Run: "gone", RequestID: "y", Outcome: history.SoldOut}},
+				{Run: "b", RequestID: "x", Outcome: history.SoldOut,
+					Replica: "r0 127.0.0.1:8080", Status: 409, Trace: "4bf92f3577b34da6a3ce929d0e0e4736", Span: "00f067aa0ba902b7"},
+				{Run: "gone", RequestID: "y", Outcome: history.SoldOut}},
 			Sales:   []history.Sale{{Run: "a", Sector: 1, Seat: 1, RequestID: "p0-g0-a0"}},
 			Sectors: []history.Sector{{Run: "a", ID: 1, Capacity: 1}, {Run: "b", ID: 1, Capacity: 1, Available: 1}},
 			Faults:  []history.FaultEvent{{Run: "a", Fault: "pause", RequestID: "p0-g0-a0", Detail: "paused"}},

@@ -103,6 +103,14 @@ type Attempt struct {
 	// Status is the HTTP status of the service's answer; zero when there
 	// was none, or for the built-in strategies.
 	Status int `json:"status,omitempty"`
+	// Trace is the W3C trace id (32 lower-case hex digits) of the
+	// traceparent header sent with the request to a user's service, and
+	// Span the parent span id in it (16 hex digits): hammer's span of
+	// the attempt, which the service's spans are children of. Empty for
+	// the built-in strategies and in folders written before hammer sent
+	// the header.
+	Trace string `json:"trace,omitempty"`
+	Span  string `json:"span,omitempty"`
 }
 
 // Sale is one row of the sales ledger as read back after a run.

@@ -22,6 +22,7 @@ func TestRedact(t *testing.T) {
 		"Records.Sectors[].Run",
 		"Records.Faults[].Run", "Records.Faults[].Fault", "Records.Faults[].RequestID",
 		"Manifest.Runs[].Outages[].Server", "Records.Attempts[].Infra",
+		"Records.Attempts[].Trace", "Records.Attempts[].Span", // W3C ids hammer drew
 		"Records.Attempts[].Replica",                                     // index and host:port, never the userinfo of a URL
 		"Manifest.Runs[].Agents[].Host", "Manifest.Runs[].Agents[].Addr", // a host name and the address it joined from
 	}

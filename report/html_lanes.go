@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/tracecontext"
 	"github.com/hammer-load/hammer/verify"
 )
 
@@ -278,13 +279,22 @@ func (d *storyDrawing) lane(a actor, y float64) lane {
 			ln.Sub = "replica " + at.Replica
 		}
 		ln.Bars = append(ln.Bars, d.span(at.Invoke, max(at.Complete, at.Invoke), y+28, 4, "attempt",
-			fmt.Sprintf("%s: the attempt, from its start to its answer", a.id)))
+			fmt.Sprintf("%s: the attempt, from its start to its answer%s", a.id, traceOf(at))))
 		d.lockBars(&ln, at, y)
 		d.marks(&ln, at, y)
 	}
 	ln.Bars = slices.DeleteFunc(ln.Bars, func(b bar) bool { return b.hidden })
 	ln.Marks = slices.DeleteFunc(ln.Marks, func(m mark) bool { return m.hidden })
 	return ln
+}
+
+// traceOf names the trace an attempt's request was sent with, to look
+// it up in the service's traces: " (trace 4bf9…)", or nothing.
+func traceOf(a history.Attempt) string {
+	if _, ok := tracecontext.ParseTraceID(a.Trace); !ok {
+		return ""
+	}
+	return " (trace " + a.Trace + ")"
 }
 
 // lockBars draws the lock an attempt held: solid while its TTL ran,

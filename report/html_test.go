@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -209,7 +210,7 @@ func TestDrawStoryPause(t *testing.T) {
 // each request went to and what it answered.
 func TestDrawStoryService(t *testing.T) {
 	a := history.Attempt{RequestID: "p0-g1-a0", Invoke: ns(1), Complete: ns(9), Outcome: history.Sold, Seat: 3, Status: 200,
-		Replica: "r0 127.0.0.1:8080"}
+		Replica: "r0 127.0.0.1:8080", Trace: "4bf92f3577b34da6a3ce929d0e0e4736"}
 	b := history.Attempt{RequestID: "p0-g2-a0", Invoke: ns(2), Complete: ns(8), Outcome: history.Sold, Seat: 3, Status: 200,
 		Replica: "r1 127.0.0.1:8081"}
 	v := verify.Violation{Actors: []string{"p0-g2-a0", "p0-g1-a0"}, Seat: 3}
@@ -221,6 +222,11 @@ func TestDrawStoryService(t *testing.T) {
 	if l.Sub != "replica r0 127.0.0.1:8080" || len(l.Marks) != 1 || l.Marks[0].Label != "200 sold seat 3" ||
 		l.Marks[0].Class != "answer double" {
 		t.Errorf("lane %+v, want replica r0 and the answer 200 sold seat 3 marked double", l)
+	}
+	if !slices.ContainsFunc(l.Bars, func(b bar) bool {
+		return b.Class == "attempt" && strings.HasSuffix(b.Title, "(trace 4bf92f3577b34da6a3ce929d0e0e4736)")
+	}) {
+		t.Errorf("lane %+v: the attempt's bar does not name its trace", l)
 	}
 	if pics[0].Overlap != nil {
 		t.Errorf("an overlap of lock holders in a run without a lock")

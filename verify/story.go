@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/tracecontext"
 )
 
 // event is one line of a story: something that happened at a time.
@@ -50,9 +51,14 @@ func (x *index) attemptEvents(a history.Attempt) []event {
 }
 
 // requestEvents tells what a request to a user's service did, from the
-// client's side: when it was sent, to which replica, and what came back.
+// client's side: when it was sent, to which replica, with which trace id
+// (to look the request up in the service's traces), and what came back.
+// A trace id that is not one (a changed record) is left out.
 func requestEvents(a history.Attempt) []event {
 	who := fmt.Sprintf("%s (process %d)", a.RequestID, a.Proc)
+	if _, ok := tracecontext.ParseTraceID(a.Trace); ok {
+		who = fmt.Sprintf("%s (process %d, trace %s)", a.RequestID, a.Proc, a.Trace)
+	}
 	out := []event{{a.Invoke, fmt.Sprintf("%s sent its request to replica %s", who, a.Replica)}}
 	if a.Complete == 0 {
 		return out

@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/tracecontext"
 	"github.com/hammer-load/hammer/internal/worker"
 )
 
@@ -35,6 +36,8 @@ type contender struct {
 	replicas   []replica
 	goroutines int
 	client     *http.Client
+	// traces hands out the trace context each request carries.
+	traces *tracecontext.Source
 }
 
 var _ worker.Contender = (*contender)(nil)
@@ -59,7 +62,7 @@ func Connect(_ context.Context, s worker.Session) (worker.Contender, func(), err
 	}
 	t := newTransport(max(s.Goroutines, 1), len(reps))
 	c := &contender{
-		req: req, replicas: reps, goroutines: max(s.Goroutines, 1),
+		req: req, replicas: reps, goroutines: max(s.Goroutines, 1), traces: tracecontext.NewSource(),
 		client: &http.Client{
 			Transport: t,
 			// A redirect is an answer for the rules, not a request to send.
@@ -106,7 +109,9 @@ func (c *contender) Warm(ctx context.Context) error {
 // Attempt sends the attempt's request to its replica and records the
 // outcome the rules give the response. A request that fails, times out
 // or gets a response no rule matches may or may not have sold: its
-// outcome is unknown. It never retries.
+// outcome is unknown. It never retries. The request carries a
+// traceparent header (replacing one the target file sets), whose trace
+// and span ids the attempt records.
 func (c *contender) Attempt(ctx context.Context, a *history.Attempt, _ *rand.Rand) {
 	r := c.replicas[c.pick(a)]
 	a.Replica = r.name
@@ -118,12 +123,26 @@ func (c *contender) Attempt(ctx context.Context, a *history.Attempt, _ *rand.Ran
 	for k, v := range c.req.Headers {
 		headers[k] = Expand(v, vals)
 	}
+	ids := c.traces.New(vals[VarRequestID])
+	a.Trace, a.Span = ids.TraceID(), ids.SpanID()
+	setHeader(headers, tracecontext.Header, ids.Value())
 	tctx, cancel := context.WithTimeout(ctx, c.req.Timeout)
 	defer cancel()
 	a.Invoke = time.Now().UnixNano()
 	status, body, err := c.do(tctx, c.req.Method, r.base+Expand(c.req.Path, vals), headers, strings.NewReader(Expand(c.req.Body, vals)))
 	a.Complete = time.Now().UnixNano()
 	c.judge(ctx, a, status, body, err)
+}
+
+// setHeader sets header name in headers, replacing a value the target
+// file gave it under any spelling.
+func setHeader(headers map[string]string, name, value string) {
+	for k := range headers {
+		if strings.EqualFold(k, name) {
+			delete(headers, k)
+		}
+	}
+	headers[name] = value
 }
 
 // pick chooses the replica of an attempt, round-robin over the
