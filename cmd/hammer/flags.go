@@ -46,6 +46,7 @@ type raceFlags struct {
 	target     targetFlags
 	agents     agentFlags
 	live       liveFlags
+	otlp       otlpFlags
 }
 
 // loadDefaults are the sizes of `run` and `load`: 4 × 250 contenders for
@@ -96,6 +97,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	f.target.register(fs)
 	f.agents.register(fs)
 	f.live.register(fs)
+	f.otlp.register(fs)
 }
 
 // Environment variables that name the servers of an external stack when
@@ -225,6 +227,9 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 		return err
 	}
 	if err := f.live.check(); err != nil {
+		return err
+	}
+	if err := f.otlp.check(f.target.file != nil); err != nil {
 		return err
 	}
 	if _, err := stack.ParseKind(f.stackKind); err != nil {

@@ -294,6 +294,8 @@ func flagRows(fx walkFixture) map[string]flagRow {
 		"postgres://u:" + secret + "\x7f@127.0.0.1:1/db",
 		"host=127.0.0.1 password=" + secret + " port=x",
 	}
+	badOTLP := []string{"127.0.0.1:4318", "grpc://127.0.0.1:4317", "http://", "http://127.0.0.1:70000", "http://127.0.0.1:4318?x=1",
+		"http://u:" + secret + "@127.0.0.1:4318", "u:" + secret + "@127.0.0.1:4318", "http://u:" + secret + "\x01@127.0.0.1:4318"}
 	positive := []string{"-1", "0"}
 	huge := "2147483647" // × the other sizes passes what a race records
 	return map[string]flagRow{
@@ -320,6 +322,8 @@ func flagRows(fx walkFixture) map[string]flagRow {
 		"--target":         {kind: "string", bad: []string{filepath.Join(fx.dir, "missing.target"), fx.dir}, names: fx.dir},
 		"--replicas":       {kind: "int", bad: append(positive, "101"), with: []string{"--target", fx.target}, base: ext},
 		"run --replicas":   {kind: "int", bad: append(positive, "101"), with: []string{"--target", fx.target, "--variant", "naive"}, base: ext},
+		"--otlp":           {kind: "string", bad: badOTLP, with: []string{"--target", fx.target}, base: ext},
+		"run --otlp":       {kind: "string", bad: badOTLP, with: []string{"--target", fx.target, "--variant", "naive"}, base: ext},
 		"--agents":         {kind: "int", bad: append(positive, huge)},
 		"--listen": {kind: "string", with: agents, bad: []string{"999.1.1.1:70000", "999.1.1.1:7070", "127.0.0.1:70000", "127.0.0.1:x",
 			"127.0.0.1", "bad_host!:7070", "-bad:7070", ""}},

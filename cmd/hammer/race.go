@@ -130,6 +130,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	// Error texts in the records may quote a URL: mask them before any
 	// file is written, since every file is derived from the records.
 	raw.Redact(io.secrets.String)
+	f.otlp.export(ctx, cmd.name, raw, f.quiet, io)
 	exit := finish(f.out, raw, lat, outputs, io, lv.verdict)
 	if why != "" {
 		fmt.Fprintf(io.out, "%s: no charts drawn; hammer report %s draws them\n", why, f.out)
