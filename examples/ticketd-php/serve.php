@@ -11,8 +11,8 @@ namespace Ticketd;
 
 require_once __DIR__ . '/src/config.php';
 
-$fail = static function (string $err): never {
-    fwrite(STDERR, json_encode(['time' => gmdate('Y-m-d\TH:i:s\Z'), 'msg' => 'ticketd-php: bad configuration', 'err' => $err]) . "\n");
+$fail = static function (string $err, string $msg = 'ticketd-php: bad configuration'): never {
+    fwrite(STDERR, json_encode(['time' => gmdate('Y-m-d\TH:i:s\Z'), 'msg' => $msg, 'err' => $err]) . "\n");
     exit(1);
 };
 try {
@@ -36,4 +36,4 @@ fwrite(STDERR, json_encode([
 // -q: no line per request on stderr. opcache keeps the compiled scripts
 // across the requests of a worker.
 pcntl_exec(PHP_BINARY, ['-q', '-d', 'opcache.enable_cli=1', '-S', "127.0.0.1:$port", __DIR__ . '/router.php'], $env);
-$fail('exec ' . PHP_BINARY . ': ' . pcntl_strerror(pcntl_get_last_error()));
+$fail(PHP_BINARY . ': ' . pcntl_strerror(pcntl_get_last_error()), 'ticketd-php: cannot start the built-in server');
