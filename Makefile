@@ -82,7 +82,7 @@ test-short:
 test: services test-tools examples vet
 	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 ./...
 
-## test-tools: install Node/npm and Chromium if missing (scripts/ensure-test-tools.sh)
+## test-tools: install Node/npm, PHP (php-cli, php-pgsql, php-nrk-predis) and Chromium if missing (scripts/ensure-test-tools.sh)
 test-tools:
 	./scripts/ensure-test-tools.sh
 
@@ -99,19 +99,22 @@ FUZZTIME ?= 1m
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh
 
-## examples: build the example services hammer can race: examples/ticketd/bin/ticketd, and
-## examples/ticketd-node's npm packages (npm ci, only when package-lock.json is newer than node_modules)
-examples: examples/ticketd-node/node_modules
+## examples: build the example services hammer can race: examples/ticketd/bin/ticketd, and the npm
+## packages of examples/ticketd-node and examples/ticketd-ts (npm ci, only when package-lock.json is
+## newer than node_modules; hammer compiles ticketd-ts itself); examples/ticketd-php needs no build
+examples: examples/ticketd-node/node_modules examples/ticketd-ts/node_modules
 	cd examples/ticketd && $(GO) build -o bin/ticketd .
 
-examples/ticketd-node/node_modules: examples/ticketd-node/package-lock.json
-	cd examples/ticketd-node && $(NPM) ci --no-audit --no-fund --ignore-scripts
+examples/ticketd-node/node_modules examples/ticketd-ts/node_modules: %/node_modules: %/package-lock.json
+	cd $* && $(NPM) ci --no-audit --no-fund --ignore-scripts
 	touch $@
 
-## load-service: race every variant of examples/ticketd (your own service's target file) against
-## its expectation; extra flags with ARGS="--replicas 4"
+## load-service: race every variant of an example service (your own service's target file) against
+## its expectation: SERVICE=ticketd (Go, the default), ticketd-node, ticketd-ts or ticketd-php;
+## extra flags with ARGS="--replicas 4"
+SERVICE ?= ticketd
 load-service: build services examples
-	./$(BIN) load --target examples/ticketd/target.yaml $(ARGS)
+	./$(BIN) load --target examples/$(SERVICE)/target.yaml $(ARGS)
 
 ## gate-service: the variant x fault matrix of examples/ticketd (examples/ticketd/gate.matrix),
 ## on a sale of 100 seats long enough for process faults to catch a replica inside a sale
@@ -132,4 +135,4 @@ down:
 	docker compose down -v
 
 clean:
-	rm -rf bin dist examples/ticketd/bin
+	rm -rf bin dist examples/ticketd/bin examples/ticketd-ts/dist

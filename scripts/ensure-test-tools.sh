@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # ensure-test-tools.sh: what `make test` needs beside Redis and PostgreSQL
-# (scripts/ensure-services.sh): Node and npm, to install the Node example
-# service's packages (make examples), and Chromium, which the tests of the
-# pages hammer writes and serves drive headless (internal/browsertest).
+# (scripts/ensure-services.sh): Node and npm, to install the Node and
+# TypeScript example services' packages (make examples); PHP with pdo_pgsql
+# and Predis, which examples/ticketd-php runs on (Debian's php-cli,
+# php-pgsql, php-nrk-predis); and Chromium, which the tests of the pages
+# hammer writes and serves drive headless (internal/browsertest).
 # Missing ones are installed with apt-get when running as root; anyone else
 # is told exactly what to install. Exits non-zero when one cannot be had.
 set -euo pipefail
@@ -12,6 +14,12 @@ if ! command -v node >/dev/null 2>&1; then
   missing+=(nodejs npm)
 elif ! command -v npm >/dev/null 2>&1; then
   missing+=(npm)
+fi
+if ! command -v php >/dev/null 2>&1; then
+  missing+=(php-cli php-pgsql php-nrk-predis)
+else
+  php -m | grep -qx pdo_pgsql || missing+=(php-pgsql)
+  php -r 'exit(stream_resolve_include_path("Predis/autoload.php") === false ? 1 : 0);' || missing+=(php-nrk-predis)
 fi
 if [[ -z ${HAMMER_CHROMIUM:-} ]] && ! command -v chromium >/dev/null 2>&1 &&
   ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then

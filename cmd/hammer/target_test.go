@@ -27,19 +27,27 @@ func serviceArgs(t *testing.T, dir string) []string {
 	return append([]string{"--procs", "2", "--goroutines", "50", "--seats", "20", "--quiet", "--out", dir}, stackArgs(t)...)
 }
 
-// examplesReady fails the test when the Node example's dependencies are
-// missing: `make examples` (run by .ci/run) installs them.
+// examplesReady fails the test when the Node and TypeScript examples'
+// packages are missing (`make examples`, run by .ci/run, installs them) or
+// PHP cannot run ticketd-php (`make test-tools` installs it).
 func examplesReady(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat("../../examples/ticketd-node/node_modules/pg"); err != nil {
-		t.Fatalf("examples/ticketd-node has no node_modules: run `make examples` first (%v)", err)
+	for _, dir := range []string{"ticketd-node/node_modules/pg", "ticketd-ts/node_modules/ioredis", "ticketd-ts/node_modules/.bin/tsc"} {
+		if _, err := os.Stat("../../examples/" + dir); err != nil {
+			t.Fatalf("examples/%s is missing: run `make examples` first (%v)", dir, err)
+		}
+	}
+	php := exec.Command("php", "-r", `exit(extension_loaded("pdo_pgsql") && extension_loaded("pcntl") && stream_resolve_include_path("Predis/autoload.php") ? 0 : 1);`)
+	if out, err := php.CombinedOutput(); err != nil {
+		t.Fatalf("examples/ticketd-php needs php-cli with pdo_pgsql and pcntl, and Predis: run `make test-tools` "+
+			"(apt-get install php-cli php-pgsql php-nrk-predis) (%v %s)", err, out)
 	}
 }
 
-// TestServiceVerdicts races the example services, Go and Node, as a user
-// would: the naive variant is caught overselling (exit 1), the lock plus
-// the atomic update sells exactly the seats (exit 0), also when the
-// replica holding the lock is killed in its transaction.
+// TestServiceVerdicts races the example services, Go, Node, TypeScript and
+// PHP, as a user would: the naive variant is caught overselling (exit 1),
+// the lock plus the atomic update sells exactly the seats (exit 0), also
+// when the replica holding the lock is killed in its transaction.
 func TestServiceVerdicts(t *testing.T) {
 	stacktest.Get(t) // first: skips under -short, before the examples are looked for
 	examplesReady(t)
@@ -57,6 +65,10 @@ func TestServiceVerdicts(t *testing.T) {
 			[]string{"--goroutines", "100", "--seats", "100"}},
 		{"node naive oversells", "ticketd-node", "naive", "none", exitFail, "invalid", nil},
 		{"node lock-plus-update", "ticketd-node", "lock-plus-update", "none", exitOK, "valid", nil},
+		{"ts naive oversells", "ticketd-ts", "naive", "none", exitFail, "invalid", nil},
+		{"ts lock-plus-update", "ticketd-ts", "lock-plus-update", "none", exitOK, "valid", nil},
+		{"php naive oversells", "ticketd-php", "naive", "none", exitFail, "invalid", nil},
+		{"php lock-plus-update", "ticketd-php", "lock-plus-update", "none", exitOK, "valid", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

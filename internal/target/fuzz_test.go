@@ -49,6 +49,8 @@ func targetSeeds(f *testing.F) [][]byte {
 		filepath.Join("testdata", "ticketd.yaml"),
 		filepath.Join("..", "..", "examples", "ticketd", "target.yaml"),
 		filepath.Join("..", "..", "examples", "ticketd-node", "target.yaml"),
+		filepath.Join("..", "..", "examples", "ticketd-ts", "target.yaml"),
+		filepath.Join("..", "..", "examples", "ticketd-php", "target.yaml"),
 	}
 	var out [][]byte
 	for _, p := range paths {
