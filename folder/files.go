@@ -54,7 +54,9 @@ func PorcupineFile(run string) string { return path.Join(porcupineDir, fileName(
 
 // recordFiles lists the record files in the order Save writes them;
 // manifest.json records a history.FileDigest for each.
-func recordFiles() []string { return []string{HistoryFile, LedgerFile, SectorsFile, FaultsFile, LocksFile} }
+func recordFiles() []string {
+	return []string{HistoryFile, LedgerFile, SectorsFile, FaultsFile, LocksFile}
+}
 
 // optional reports whether a folder may lack the record file name (one
 // written before hammer wrote it) without that being a problem: when its
