@@ -80,7 +80,8 @@ func serviceLock(claims []history.LockClaim) *ServiceLock {
 		r.HeldMs = round3(r.HeldMs)
 		sl.Replicas = append(sl.Replicas, *r)
 	}
-	slices.SortFunc(sl.Replicas, func(a, b ReplicaLock) int { return cmp.Compare(a.Replica, b.Replica) })
+	// By replica, the claims traced to none (-1) last.
+	slices.SortFunc(sl.Replicas, func(a, b ReplicaLock) int { return cmp.Compare(uint(a.Replica), uint(b.Replica)) })
 	return sl
 }
 
@@ -126,7 +127,14 @@ func writeServiceLock(b *strings.Builder, s Summary) {
 		}
 		var per []string
 		for _, rl := range sl.Replicas {
-			per = append(per, fmt.Sprintf("%s %d (held %s)", replicaName(rl.Replica), rl.Holders, fmtMs(rl.HeldMs)))
+			what := fmt.Sprintf("%s: %d held for %s", replicaName(rl.Replica), rl.Holders, fmtMs(rl.HeldMs))
+			if rl.Holders == 0 {
+				what = fmt.Sprintf("%s: none held", replicaName(rl.Replica))
+			}
+			if rl.GaveUp > 0 {
+				what += fmt.Sprintf(", %d gave up", rl.GaveUp)
+			}
+			per = append(per, what)
 		}
 		fmt.Fprintf(b, "| `%s` | %d | %d | %d | %d | %d | %d | %s |\n", r.Name, sl.Claims, sl.Holders, sl.Waited,
 			sl.GaveUp, sl.Expired, sl.Handoffs, strings.Join(per, " · "))
