@@ -22,6 +22,9 @@ const (
 	SectorsFile = "sectors.jsonl"
 	// FaultsFile holds every injected fault.
 	FaultsFile = "faults.jsonl"
+	// LocksFile holds the claims on a user's service's lock, seen in
+	// Redis's MONITOR stream.
+	LocksFile = "locks.jsonl"
 	// SummaryFile is summary.json, the verdict of every run.
 	SummaryFile = "summary.json"
 	// ViolationsFile holds every violation with its story.
@@ -51,7 +54,14 @@ func PorcupineFile(run string) string { return path.Join(porcupineDir, fileName(
 
 // recordFiles lists the record files in the order Save writes them;
 // manifest.json records a history.FileDigest for each.
-func recordFiles() []string { return []string{HistoryFile, LedgerFile, SectorsFile, FaultsFile} }
+func recordFiles() []string {
+	return []string{HistoryFile, LedgerFile, SectorsFile, FaultsFile, LocksFile}
+}
+
+// optional reports whether a folder may lack the record file name (one
+// written before hammer wrote it) without that being a problem: when its
+// manifest records no digest for it and it is not there.
+func optional(name string) bool { return name == LocksFile }
 
 // The charts of a results folder, by name.
 const (
@@ -131,6 +141,7 @@ const (
 	maxLedgerSize     = 2 << 30   // ledger.jsonl: at most a sale per attempt, smaller
 	maxSectorsSize    = 16 << 20  // sectors.jsonl: a row per run
 	maxFaultsSize     = 256 << 20 // faults.jsonl: a record per strike
+	maxLocksSize      = 1 << 30   // locks.jsonl: about 200 bytes a claim, one per attempt at most
 	maxManifestSize   = 16 << 20  // manifest.json: about 1 KB per run
 	maxHistogramsSize = 256 << 20 // histograms.json: about 5 KB per run
 )
@@ -144,6 +155,8 @@ func maxSize(name string) int64 {
 		return maxLedgerSize
 	case SectorsFile:
 		return maxSectorsSize
+	case LocksFile:
+		return maxLocksSize
 	}
 	return maxFaultsSize
 }

@@ -55,7 +55,7 @@ func New(f history.Log, lat *latency.Set) *Folder { return newFolder(f, lat, nil
 
 func newFolder(f history.Log, lat *latency.Set, problems []Problem) *Folder {
 	if lat == nil {
-		lat = observe(f.Attempts)
+		lat = observe(f.Attempts, f.Locks)
 	}
 	return &Folder{Log: f, Latency: lat, Integrity: problems, runs: split(f, problems)}
 }
@@ -86,6 +86,7 @@ func split(f history.Log, problems []Problem) []Run {
 	deal(f.Sales, recs, func(s history.Sale) string { return s.Run }, func(r *history.Records) *[]history.Sale { return &r.Sales })
 	deal(f.Sectors, recs, func(s history.Sector) string { return s.Run }, func(r *history.Records) *[]history.Sector { return &r.Sectors })
 	deal(f.Faults, recs, func(e history.FaultEvent) string { return e.Run }, func(r *history.Records) *[]history.FaultEvent { return &r.Faults })
+	deal(f.Locks, recs, func(c history.LockClaim) string { return c.Run }, func(r *history.Records) *[]history.LockClaim { return &r.Locks })
 	out := make([]Run, len(f.Manifest.Runs))
 	for i, r := range f.Manifest.Runs {
 		out[i] = Run{Run: r, Records: *recs[r.Name], Integrity: problems}
@@ -127,6 +128,7 @@ func (f *Folder) Save(dir string) error {
 		{LedgerFile, func(p string) (history.FileDigest, error) { return writeRecords(p, f.Sales) }},
 		{SectorsFile, func(p string) (history.FileDigest, error) { return writeRecords(p, f.Sectors) }},
 		{FaultsFile, func(p string) (history.FileDigest, error) { return writeRecords(p, f.Faults) }},
+		{LocksFile, func(p string) (history.FileDigest, error) { return writeRecords(p, f.Locks) }},
 	}
 	files := make(map[string]history.FileDigest, len(writes))
 	for _, w := range writes {
@@ -163,10 +165,14 @@ func Load(dir string) (*Folder, error) {
 		func() error { return load(dir, LedgerFile, files, &f.Sales, read) },
 		func() error { return load(dir, SectorsFile, files, &f.Sectors, read) },
 		func() error { return load(dir, FaultsFile, files, &f.Faults, read) },
+		func() error { return load(dir, LocksFile, files, &f.Locks, read) },
 	} {
 		if err := load(); err != nil {
 			return nil, err
 		}
+	}
+	if len(f.Locks) == 0 {
+		f.Locks = nil // most folders have none, and older ones no file
 	}
 	lat, err := loadHistograms(dir)
 	if err != nil {

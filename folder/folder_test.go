@@ -45,7 +45,7 @@ func TestFolderRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got.Log, f.Log) {
 		t.Fatalf("round trip changed the folder:\ngot  %+v\nwant %+v", got.Log, f.Log)
 	}
-	wantRecords := map[string]int{HistoryFile: 3, LedgerFile: 1, SectorsFile: 2, FaultsFile: 1}
+	wantRecords := map[string]int{HistoryFile: 3, LedgerFile: 1, SectorsFile: 2, FaultsFile: 1, LocksFile: 0}
 	for name, n := range wantRecords {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -58,7 +58,7 @@ func TestFolderRoundTrip(t *testing.T) {
 		}
 	}
 	if len(got.Manifest.Files) != len(wantRecords) || len(got.Integrity) > 0 {
-		t.Errorf("manifest files %v, integrity %v; want the 4 record files and no problems", got.Manifest.Files, got.Integrity)
+		t.Errorf("manifest files %v, integrity %v; want the 5 record files and no problems", got.Manifest.Files, got.Integrity)
 	}
 }
 
@@ -193,5 +193,43 @@ func TestFileName(t *testing.T) {
 				t.Errorf("hgrmFile(%q) = %q, want %q", tt.run, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLockClaimsRoundTrip saves the claims on a service's lock into
+// locks.jsonl and loads them back split by run; a folder written before
+// hammer wrote the file (no digest for it, no file) loads without a
+// problem, and one whose locks.jsonl went missing has one.
+func TestLockClaimsRoundTrip(t *testing.T) {
+	log := twoRuns()
+	log.Locks = []history.LockClaim{{Run: "a", Replica: 1, Token: "t1", First: 10, Last: 20, Tries: 2, Acquired: 20, Released: 30}}
+	dir := t.TempDir()
+	if err := New(log, nil).Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Run("a").Records.Locks, log.Locks) || len(got.Integrity) != 0 {
+		t.Fatalf("run a's claims = %+v, problems %v; want %+v and none", got.Run("a").Records.Locks, got.Integrity, log.Locks)
+	}
+	// No histograms.json: they are rebuilt from the records, claims too.
+	if n := got.Latency.Histogram("a", latency.LockWait).TotalCount(); n != 1 {
+		t.Errorf("rebuilt histograms hold %d lock waits of run a, want the claim's 1", n)
+	}
+	if err := os.Remove(filepath.Join(dir, LocksFile)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := Load(dir); len(got.Integrity) != 1 || got.Integrity[0].File != LocksFile {
+		t.Errorf("locks.jsonl removed: problems %+v, want one about it", got.Integrity)
+	}
+	m := got.Manifest
+	delete(m.Files, LocksFile)
+	if err := writeJSON(filepath.Join(dir, ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := Load(dir); len(got.Integrity) != 0 {
+		t.Errorf("a folder from before locks.jsonl: problems %+v, want none", got.Integrity)
 	}
 }

@@ -70,11 +70,13 @@ func loadHistograms(dir string) (*latency.Set, error) {
 }
 
 // observe records the phases of every attempt into a new set: what the
-// workers record, rebuilt from the history.
-func observe(attempts []history.Attempt) *latency.Set {
+// workers record, rebuilt from the history, with the lock waits of the
+// claims on a service's lock (which the coordinator records).
+func observe(attempts []history.Attempt, claims []history.LockClaim) *latency.Set {
 	s := latency.NewSet()
 	for _, a := range attempts {
 		s.Observe(a)
 	}
+	s.ObserveClaims(claims)
 	return s
 }

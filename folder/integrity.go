@@ -37,6 +37,9 @@ func integrity(recorded map[string]history.FileDigest, read map[string]scanned) 
 	}
 	for _, name := range recordFiles() {
 		got := read[name]
+		if _, ok := recorded[name]; !ok && optional(name) && got.broken == "is missing" {
+			continue
+		}
 		if got.broken != "" {
 			out = append(out, Problem{File: name, Changed: true, Detail: name + " " + got.broken})
 			continue

@@ -15,6 +15,9 @@ type Records struct {
 	Sales    []Sale
 	Sectors  []Sector
 	Faults   []FaultEvent
+	// Locks are the claims on a user's service's lock, seen from
+	// outside (empty for hammer's own strategies).
+	Locks []LockClaim
 }
 
 // Add appends o's records to r.
@@ -23,4 +26,5 @@ func (r *Records) Add(o Records) {
 	r.Sales = append(r.Sales, o.Sales...)
 	r.Sectors = append(r.Sectors, o.Sectors...)
 	r.Faults = append(r.Faults, o.Faults...)
+	r.Locks = append(r.Locks, o.Locks...)
 }

@@ -4,7 +4,7 @@ package history
 // the text of an error — and with it a server's URL or password: the
 // manifest's stack notes, skip reasons, runs' incomplete reasons, unread
 // ledgers and outages, the attempts' errors and the faults' details and
-// failures. Call it before the folder is saved: every file of a results
+// failures, and the lock values a service set. Call it before the folder is saved: every file of a results
 // folder is written from these records.
 func (f *Log) Redact(mask func(string) string) {
 	m := &f.Manifest
@@ -25,6 +25,9 @@ func (f *Log) Redact(mask func(string) string) {
 	for i := range f.Faults {
 		f.Faults[i].Detail = mask(f.Faults[i].Detail)
 		f.Faults[i].Failed = mask(f.Faults[i].Failed)
+	}
+	for i := range f.Locks {
+		f.Locks[i].Token = mask(f.Locks[i].Token) // a service's own value
 	}
 }
 

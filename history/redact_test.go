@@ -21,6 +21,7 @@ func TestRedact(t *testing.T) {
 		"Records.Sales[].Run", "Records.Sales[].RequestID", "Records.Sales[].Worker",
 		"Records.Sectors[].Run",
 		"Records.Faults[].Run", "Records.Faults[].Fault", "Records.Faults[].RequestID",
+		"Records.Locks[].Run",
 		"Manifest.Runs[].Outages[].Server", "Records.Attempts[].Infra",
 		"Records.Attempts[].Trace", "Records.Attempts[].Span", // W3C ids hammer drew
 		"Records.Attempts[].Replica",                                     // index and host:port, never the userinfo of a URL

@@ -101,7 +101,9 @@ func Durations(a history.Attempt, f func(Phase, time.Duration)) {
 		if d, ok := between(a.Invoke, a.LockAcquired); ok {
 			f(LockWait, d)
 		}
-	case a.Outcome == history.LockTimeout:
+	case a.Outcome == history.LockTimeout && a.Replica == "":
+		// A service's attempt (it names its replica) waits inside the
+		// service: its lock waits are the claims Redis showed.
 		if d, ok := between(a.Invoke, a.Complete); ok {
 			f(LockWait, d)
 		}

@@ -36,6 +36,9 @@ type section struct {
 	Latency       []latencyRow
 	Outcomes      []manifestRow
 	ViolationFile string
+	// Holders draws the holders of a service's lock by replica; nil for
+	// a run without claims on one.
+	Holders *lanes
 }
 
 // problem is one violation, with its story drawn when it has one that
@@ -81,6 +84,10 @@ func buildSection(r RunSummary, in htmlInput) section {
 	}
 	sec.Outcomes = append(sec.Outcomes, manifestRow{"wins by process", inlineCode(wins(r.WinsByProcess))})
 	sec.Problems, sec.MorePictures = problems(r, in)
+	if in.f != nil {
+		v := in.f.Run(r.Name)
+		sec.Holders = holderLanes(v.Run, v.Records.Locks)
+	}
 	if len(sec.Problems) > maxProblems {
 		sec.MoreProblems = len(sec.Problems) - maxProblems
 		sec.Problems = sec.Problems[:maxProblems]

@@ -30,6 +30,7 @@ func writeMarkdown(w io.Writer, s Summary, charts []folder.Chart, pages map[stri
 	writeManifest(&b, s)
 	writeLatency(&b, s)
 	writeOutcomes(&b, s)
+	writeServiceLock(&b, s)
 	writeProblems(&b, s)
 	writeCheckers(&b, s, pages)
 	writeAgents(&b, s)

@@ -103,6 +103,9 @@ type RunSummary struct {
 	// Checkers is what hammer's checks and porcupine each said of the run
 	// and whether they agree; absent for a summary of runs checked once.
 	Checkers *verify.Checkers `json:"checkers,omitempty"`
+	// ServiceLock is what Redis's MONITOR showed of a user's service's
+	// lock; absent for hammer's own strategies and a service without one.
+	ServiceLock *ServiceLock `json:"service_lock,omitempty"`
 	// linearization is porcupine's check of the run, which Write draws;
 	// nil in a summary read back from summary.json.
 	linearization *linearize.Result
@@ -147,6 +150,7 @@ func Build(f *folder.Folder, verdicts []verify.RunVerdict, exitCode int) Summary
 	}
 	for _, rv := range verdicts {
 		s.Runs = append(s.Runs, buildRun(rv, f.Run(rv.Run.Name).Records.Attempts, f.Latency))
+		s.Runs[len(s.Runs)-1].ServiceLock = serviceLock(f.Run(rv.Run.Name).Records.Locks)
 	}
 	return s
 }

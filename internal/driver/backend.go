@@ -15,6 +15,7 @@ import (
 	"github.com/hammer-load/hammer/internal/redisstock"
 	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/wire"
+	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
 )
 
@@ -66,8 +67,9 @@ type Holders interface {
 	// WatchHolders starts calling held with the number of each new
 	// holder of the lock (from 1) and the process that holds it, as it
 	// takes the lock, until ctx ends; it returns once the watch is live,
-	// with what waits for its end.
-	WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int, token string)) (wait func() error, err error)
+	// with what waits for its end and returns every claim on the lock the
+	// watch saw (their Run left empty).
+	WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int, token string)) (wait func() ([]history.LockClaim, error), err error)
 	// Sale says where the sale of the holder with token on process proc
 	// stands (see fault.SaleState).
 	Sale(ctx context.Context, proc int, token string) (fault.SaleState, error)
@@ -171,14 +173,26 @@ func (s *serving) stop() []string {
 
 // strikeHolders, for a backend whose processes the fault strikes, watches
 // the lock's holders from before the go signal and has the scheduled ones
-// struck; the workers' contenders then ask for no strike themselves. It
-// returns what ends the watch.
-func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg wire.Config) func() {
+// struck; the workers' contenders then ask for no strike themselves. The
+// watch runs in every race of such a backend with a lock, faults or not:
+// it also records the claims on the lock (history.LockClaim), which what
+// it returns hands back once it ended the watch. A watch that fails is a
+// failed strike in a race with a schedule, a warning in one without.
+func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg wire.Config, warn func(string)) func() []history.LockClaim {
 	h, ok := s.b.(Holders)
-	if !ok || len(s.sched) == 0 {
-		return func() {}
+	if !ok || cfg.LockKey == "" {
+		return func() []history.LockClaim { return nil }
 	}
-	st.coord.Procs, st.coord.Sale, st.coord.CatchWriter = h, h.Sale, h.CatchWriter
+	failed := func(err error) {
+		if len(s.sched) == 0 {
+			warn("the lock was not followed in Redis's MONITOR stream, so the report shows no lock waits or holders: " + err.Error())
+			return
+		}
+		st.record(history.FaultEvent{Detail: "watching the lock's holders", Failed: err.Error()})
+	}
+	if len(s.sched) > 0 {
+		st.coord.Procs, st.coord.Sale, st.coord.CatchWriter = h, h.Sale, h.CatchWriter
+	}
 	var again atomic.Int64 // strikes that missed, to make on later holders
 	st.onMiss = func() { again.Add(1) }
 	watchCtx, cancel := context.WithCancel(ctx)
@@ -189,17 +203,19 @@ func (s *serving) strikeHolders(ctx context.Context, st *striker, cfg wire.Confi
 	})
 	if err != nil {
 		cancel()
-		st.record(history.FaultEvent{Detail: "watching the lock's holders", Failed: err.Error()})
-		return func() {}
+		failed(err)
+		return func() []history.LockClaim { return nil }
 	}
+	var claims []history.LockClaim
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := wait(); err != nil {
-			st.record(history.FaultEvent{Detail: "watching the lock's holders", Failed: err.Error()})
+		var err error
+		if claims, err = wait(); err != nil {
+			failed(err)
 		}
 	}()
-	return func() { cancel(); <-done }
+	return func() []history.LockClaim { cancel(); <-done; return claims }
 }
 
 // takeOne takes one from n if it is positive.
@@ -213,4 +229,17 @@ func takeOne(n *atomic.Int64) bool {
 			return true
 		}
 	}
+}
+
+// lockClaims names the claims on a service's lock the watch saw after
+// their run, and records their lock waits and handoffs in lat, as the
+// workers record those of hammer's own lock.
+func lockClaims(claims []history.LockClaim, run string, lat *latency.Set) []history.LockClaim {
+	for i := range claims {
+		claims[i].Run = run
+	}
+	if lat != nil {
+		lat.ObserveClaims(claims)
+	}
+	return claims
 }

@@ -83,7 +83,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	res.Run.RequestsPerWorker = requestsPerWorker(o)
 	res.Run.CommitLatency = int64(commit)
 	strikes := &striker{o: o, onFault: o.OnFault, onStrike: o.OnStrike, fault: env.fault, coord: env.coordinator(o, ws, cfg), fleet: ws, left: len(cfg.Schedule)}
-	stopHolders := serving.strikeHolders(ctx, strikes, cfg)
+	stopHolders := serving.strikeHolders(ctx, strikes, cfg, func(w string) { res.Warnings = append(res.Warnings, w) })
 	res.Run.GoAt = ws.release()
 	if o.OnGo != nil {
 		o.OnGo(ws.pids())
@@ -93,7 +93,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	env.startWindow(ctx, o, res.Run.GoAt)
 	res.Attempts, res.Faults, res.Latency, res.Run.Incomplete = ws.collect(ctx, o, strikes, watch.Down(), res.Run.GoAt)
-	stopHolders()
+	res.Locks = lockClaims(stopHolders(), name, res.Latency)
 	ws.resync(o)
 	res.Run.Agents = ws.agents(o)
 	res.Run.RealtimeWorkers = ws.realtimeWorkers()

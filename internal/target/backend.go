@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/fault"
 	"github.com/hammer-load/hammer/internal/replicas"
@@ -191,13 +192,15 @@ func (b *Backend) Crashed(proc int) {
 func (b *Backend) Resume(fault.Target) {}
 
 // WatchHolders reports each new holder of the service's lock, as the
-// replica whose Redis client took it.
-func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int, token string)) (func() error, error) {
+// replica whose Redis client took it, and once the watch ends every claim
+// on the lock it saw.
+func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n int64, proc int, token string)) (func() ([]history.LockClaim, error), error) {
 	opt, err := redis.ParseURL(b.watchURL)
 	if err != nil {
 		return nil, err
 	}
 	owner := func(int) (int, bool) { return 0, false }
+	var rescan func()
 	if b.set != nil {
 		// The replicas' sockets are mapped now; connections their pools
 		// open during the race are mapped in the background, as holders
@@ -206,9 +209,10 @@ func (b *Backend) WatchHolders(ctx context.Context, lockKey string, held func(n 
 		// is not traced, and the fault catches the replica by its write.
 		b.set.Scan()
 		owner = func(port int) (int, bool) { return b.set.Known(replicas.Conn{Local: port, Remote: b.redisPort}) }
+		rescan = b.set.Scan
 	}
 	b.lockKey = lockKey
-	w := &holderWatch{opt: opt, lockKey: lockKey, owner: owner}
+	w := &holderWatch{opt: opt, lockKey: lockKey, owner: owner, rescan: rescan}
 	return w.start(ctx, held)
 }
 

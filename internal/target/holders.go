@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/history"
 )
 
 // holderWatch follows the holders of a service's lock from outside, in
@@ -24,20 +26,31 @@ type holderWatch struct {
 	opt     *redis.Options // for MONITOR's own connection
 	lockKey string
 	owner   func(port int) (int, bool)
+	// rescan, if set, maps the replicas' connections again once the
+	// watch ended, so that claims not traced yet can be.
+	rescan func()
 }
 
 // start starts calling held with each new holder (numbered from 1) and
 // the replica that holds it (-1 when its client could not be traced), as
 // soon as MONITOR shows it taking the lock, until ctx ends. It returns
-// once MONITOR runs, with what waits for the watch's end.
-func (w *holderWatch) start(ctx context.Context, held func(n int64, proc int, token string)) (func() error, error) {
-	conn, err := monitor(ctx, w.opt)
+// once MONITOR runs, with what waits for the watch's end and returns every
+// claim on the lock it saw (see history.LockClaim), Run left empty.
+func (w *holderWatch) start(ctx context.Context, held func(n int64, proc int, token string)) (func() ([]history.LockClaim, error), error) {
+	conn, offset, err := monitor(ctx, w.opt)
 	if err != nil {
 		return nil, err
 	}
+	log := newClaimLog(w.owner)
 	done := make(chan error, 1)
-	go func() { done <- w.follow(ctx, conn, held) }()
-	return func() error { return <-done }, nil
+	go func() { done <- w.follow(ctx, conn, log, held) }()
+	return func() ([]history.LockClaim, error) {
+		err := <-done
+		if w.rescan != nil {
+			w.rescan()
+		}
+		return log.claims(offset), err
+	}, nil
 }
 
 // reconnectFor is how long the watch keeps trying to follow MONITOR again
@@ -47,17 +60,18 @@ const reconnectFor = 10 * time.Second
 // follow reads the MONITOR stream until ctx ends, following it again on
 // a new connection when Redis drops it: a Redis that restarted lost the
 // lock with every other key, so the lock starts out free again.
-func (w *holderWatch) follow(ctx context.Context, conn net.Conn, held func(n int64, proc int, token string)) error {
+func (w *holderWatch) follow(ctx context.Context, conn net.Conn, log *claimLog, held func(n int64, proc int, token string)) error {
 	var n int64
 	for {
-		err := w.read(conn, &n, held)
+		err := w.read(conn, &n, log, held)
 		conn.Close()
 		if ctx.Err() != nil {
 			return nil
 		}
+		log.lost(log.last)
 		deadline := time.Now().Add(reconnectFor)
 		for conn = nil; conn == nil; {
-			if conn, err = monitor(ctx, w.opt); err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			if conn, _, err = monitor(ctx, w.opt); err == nil || ctx.Err() != nil || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -76,12 +90,17 @@ func (w *holderWatch) follow(ctx context.Context, conn net.Conn, held func(n int
 
 // read reads one MONITOR connection until it ends, numbering holders on
 // from *n.
-func (w *holderWatch) read(conn net.Conn, n *int64, held func(n int64, proc int, token string)) error {
+func (w *holderWatch) read(conn net.Conn, n *int64, log *claimLog, held func(n int64, proc int, token string)) error {
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	var st lockState
 	for sc.Scan() {
-		if port, token, ok := st.step(sc.Text(), w.lockKey); ok {
+		m, ok := parseMonitor(sc.Text())
+		if !ok || len(m.args) < 2 || m.args[1] != w.lockKey {
+			continue
+		}
+		log.observe(m)
+		if port, token, ok := st.stepLine(m); ok {
 			*n++
 			proc, found := w.owner(port)
 			if !found {
@@ -106,6 +125,11 @@ func (s *lockState) step(line, key string) (port int, token string, taken bool) 
 	if !ok || len(m.args) < 2 || m.args[1] != key {
 		return 0, "", false
 	}
+	return s.stepLine(m)
+}
+
+// stepLine is step on a parsed line of the lock's key.
+func (s *lockState) stepLine(m monitorLine) (port int, token string, taken bool) {
 	switch strings.ToLower(m.args[0]) {
 	case "del", "unlink":
 		s.holder = ""
@@ -125,6 +149,7 @@ func (s *lockState) step(line, key string) (port int, token string, taken bool) 
 // monitorLine is one command of a MONITOR stream.
 type monitorLine struct {
 	at   float64 // Redis's clock, seconds
+	ns   int64   // the same, in Unix nanoseconds
 	port int     // the client's port; 0 for a script's own commands
 	args []string
 }
@@ -140,11 +165,13 @@ func parseMonitor(line string) (monitorLine, bool) {
 		return monitorLine{}, false
 	}
 	close := open + end
-	at, err := strconv.ParseFloat(strings.TrimSpace(line[:open]), 64)
-	if err != nil {
+	stamp := strings.TrimSpace(line[:open])
+	at, err := strconv.ParseFloat(stamp, 64)
+	ns, ok := stampNanos(stamp)
+	if err != nil || !ok {
 		return monitorLine{}, false
 	}
-	m := monitorLine{at: at, args: quoted(line[close+1:])}
+	m := monitorLine{at: at, ns: ns, args: quoted(line[close+1:])}
 	if addr := strings.Fields(line[open+1 : close]); len(addr) == 2 {
 		if _, p, err := net.SplitHostPort(addr[1]); err == nil {
 			m.port, _ = strconv.Atoi(p)
@@ -180,12 +207,14 @@ func ttlSeconds(opts []string) float64 {
 }
 
 // monitor opens a connection of its own to Redis and turns it into a
-// MONITOR stream (go-redis's own MONITOR loses lines).
-func monitor(ctx context.Context, opt *redis.Options) (net.Conn, error) {
+// MONITOR stream (go-redis's own MONITOR loses lines). offset is Redis's
+// clock minus hammer's, in ns, as TIME told it just before (zero when
+// the two agree within the round trip: one host's clock).
+func monitor(ctx context.Context, opt *redis.Options) (conn net.Conn, offset int64, err error) {
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", opt.Addr)
+	conn, err = d.DialContext(ctx, "tcp", opt.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("monitor the lock: %w", err)
+		return nil, 0, fmt.Errorf("monitor the lock: %w", err)
 	}
 	context.AfterFunc(ctx, func() { conn.Close() })
 	r := bufio.NewReader(conn)
@@ -211,14 +240,58 @@ func monitor(ctx context.Context, opt *redis.Options) (net.Conn, error) {
 		}
 		if err := send(args...); err != nil {
 			conn.Close()
-			return nil, fmt.Errorf("monitor the lock: %w", err)
+			return nil, 0, fmt.Errorf("monitor the lock: %w", err)
 		}
+	}
+	if offset, err = clockOffset(conn, r); err != nil {
+		conn.Close()
+		return nil, 0, fmt.Errorf("monitor the lock: TIME: %w", err)
 	}
 	if err := send("MONITOR"); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("monitor the lock: %w", err)
+		return nil, 0, fmt.Errorf("monitor the lock: %w", err)
 	}
-	return &bufConn{Conn: conn, r: r}, nil
+	return &bufConn{Conn: conn, r: r}, offset, nil
+}
+
+// clockOffset asks Redis for its clock (TIME) and returns how far it is
+// from hammer's: zero when within half the round trip and a millisecond
+// (one host's clock), or when Redis refuses TIME.
+func clockOffset(conn net.Conn, r *bufio.Reader) (int64, error) {
+	sent := time.Now().UnixNano()
+	if _, err := conn.Write([]byte("*1\r\n$4\r\nTIME\r\n")); err != nil {
+		return 0, err
+	}
+	var lines [5]string // *2, $n, seconds, $n, microseconds
+	for i := range lines {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			return 0, err
+		}
+		lines[i] = strings.TrimSpace(l)
+		if i == 0 && strings.HasPrefix(lines[0], "-") {
+			return 0, nil // TIME refused (an ACL): take the clocks as one
+		}
+	}
+	got := time.Now().UnixNano()
+	sec, err1 := strconv.ParseInt(lines[2], 10, 64)
+	us, err2 := strconv.ParseInt(lines[4], 10, 64)
+	if lines[0] != "*2" || err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unexpected answer %q", lines)
+	}
+	off := sec*1e9 + us*1e3 - (sent+got)/2
+	if abs(off) <= (got-sent)/2+int64(time.Millisecond) {
+		return 0, nil
+	}
+	return off, nil
+}
+
+// abs is the absolute value of n.
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // bufConn is a connection whose reads go through the reader that already

@@ -47,7 +47,7 @@ func TestLoadInvalid(t *testing.T) {
 		{name: "path with LF", text: edit(24, 24, `  path: "/sectors/{{sector}}\nHost: x"`), line: 24, key: `request.path: holds the control character '\n'`},
 		{name: "duplicate key", text: edit(23, 23, "  method: POST\n  method: GET"), line: 24, key: `"method" already defined at line 23`},
 		{name: "no responses", text: edit(28, 36, "responses: []"), line: 28, key: "responses: required"},
-		{name: "bad outcome", text: edit(34, 34, "    outcome: soldout"), line: 34, key: `responses[1].outcome: "soldout" is not one of sold, sold_out, rejected`},
+		{name: "bad outcome", text: edit(34, 34, "    outcome: soldout"), line: 34, key: `responses[1].outcome: "soldout" is not one of sold, sold_out, rejected, lock_timeout`},
 		{name: "sold without seat", text: edit(31, 31, ""), line: 29, key: "responses[0].seat: required"},
 		{name: "seat not a pointer", text: edit(31, 31, "    seat: seat"), line: 31, key: "responses[0].seat: \"seat\" is not a JSON pointer"},
 		{name: "bad pointer escape", text: edit(31, 31, "    seat: /se~2at"), line: 31, key: "responses[0].seat"},

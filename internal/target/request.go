@@ -124,9 +124,9 @@ func (r Rule) check() error {
 		if err := checkPointer(r.Seat); err != nil {
 			return fmt.Errorf("seat: %w", err)
 		}
-	case history.SoldOut, history.Rejected:
+	case history.SoldOut, history.Rejected, history.LockTimeout:
 	default:
-		return fmt.Errorf("outcome %q is not one of sold, sold_out, rejected", r.Outcome)
+		return fmt.Errorf("outcome %q is not one of sold, sold_out, rejected, lock_timeout", r.Outcome)
 	}
 	if r.JSON != nil {
 		return checkPointer(r.JSON.Pointer)

@@ -18,7 +18,8 @@ type Rule struct {
 	Status int `yaml:"status" json:"status"`
 	// JSON is an extra condition on a field of the body; nil for none.
 	JSON *Condition `yaml:"json" json:"json,omitempty"`
-	// Outcome is sold, sold_out or rejected.
+	// Outcome is sold, sold_out, rejected or lock_timeout (the service
+	// gave up waiting for its lock: the sale was never tried).
 	Outcome history.Outcome `yaml:"outcome" json:"outcome"`
 	// Seat is the JSON pointer (RFC 6901) to the seat number in the
 	// body; a rule of outcome sold has one, and matches only when it

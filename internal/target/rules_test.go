@@ -12,6 +12,7 @@ func exampleRules() Rules {
 		{Status: 201, Outcome: history.Sold, Seat: "/seat"},
 		{Status: 409, JSON: &Condition{Pointer: "/error", Equals: "sold_out"}, Outcome: history.SoldOut},
 		{Status: 409, Outcome: history.Rejected},
+		{Status: 503, JSON: &Condition{Pointer: "/error", Equals: "lock_timeout"}, Outcome: history.LockTimeout},
 	}
 }
 
@@ -29,6 +30,8 @@ func TestMatch(t *testing.T) {
 		{name: "sold out", status: 409, body: `{"error": "sold_out"}`, want: history.SoldOut, matched: true},
 		{name: "duplicate falls through to rejected", status: 409, body: `{"error": "duplicate"}`, want: history.Rejected, matched: true},
 		{name: "409 without json is rejected", status: 409, body: `oops`, want: history.Rejected, matched: true},
+		{name: "gave up on the lock", status: 503, body: `{"error": "lock_timeout"}`, want: history.LockTimeout, matched: true},
+		{name: "another 503 matches nothing", status: 503, body: `{"error": "overloaded"}`},
 		{name: "500 matches nothing", status: 500, body: `{"error": "boom"}`},
 		{name: "seat zero", status: 201, body: `{"seat": 0}`},
 		{name: "seat negative", status: 201, body: `{"seat": -3}`},

@@ -211,9 +211,9 @@ func (d *doc) rule(r Rule, at []string) error {
 	if r.Status < 100 || r.Status > 599 {
 		return d.errAt(extend(at, "status"), "required: an HTTP status code (100-599)")
 	}
-	outcomes := []history.Outcome{history.Sold, history.SoldOut, history.Rejected}
+	outcomes := []history.Outcome{history.Sold, history.SoldOut, history.Rejected, history.LockTimeout}
 	if !slices.Contains(outcomes, r.Outcome) {
-		return d.errAt(extend(at, "outcome"), "%q is not one of sold, sold_out, rejected", r.Outcome)
+		return d.errAt(extend(at, "outcome"), "%q is not one of sold, sold_out, rejected, lock_timeout", r.Outcome)
 	}
 	switch {
 	case r.Outcome == history.Sold && r.Seat == "":

@@ -40,7 +40,7 @@ func describeRuns(runs []folder.Run) []Run {
 			Variant: v,
 			Colour:  modeIndex(r.Mode),
 			Dash:    dashes[v],
-			Lock:    r.Mode.UsesLock(),
+			Lock:    r.Mode.UsesLock() || len(r.Records.Locks) > 0, // a service's, seen in Redis
 			Seats:   r.Seats,
 		})
 	}
