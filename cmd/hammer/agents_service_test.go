@@ -6,11 +6,43 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hammer-load/hammer/folder"
 )
+
+// TestAgentsService: agents on the coordinator's own host race a
+// service's replicas at their loopback URLs, nothing relayed, and a
+// correct variant comes out valid with every seat sold.
+func TestAgentsService(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts replicas and agents: skipped by -short (make test runs it)")
+	}
+	t.Parallel() // processes and sockets of its own; the shared stack by run id
+	buildTicketd(t)
+	path := ticketdFile(t, func(s string) string { return s })
+	dir := filepath.Join(t.TempDir(), "out")
+	args := append([]string{"run", "--target", path, "--variant", "lock-plus-update", "--replicas", "2", "--agents", "2",
+		"--listen", "127.0.0.1:0", "--goroutines", "20", "--seats", "20", "--quiet", "--out", dir}, stackArgs(t)...)
+	coord := startProc(t, testToken, args...)
+	addr := coord.await(t, waitingRe, time.Minute)[1]
+	agents := []*proc{startProc(t, testToken, "agent", "--join", addr), startProc(t, testToken, "agent", "--join", addr)}
+	if code := coord.wait(t, 2*time.Minute); code != exitOK {
+		t.Fatalf("coordinator exit %d, want 0; stderr:\n%s", code, coord.stderr())
+	}
+	for i, a := range agents {
+		if code := a.wait(t, 5*time.Second); code != exitOK {
+			t.Errorf("agent %d exit %d, want 0; stderr:\n%s", i, code, a.stderr())
+		}
+	}
+	r := readSummary(t, dir).Runs[0]
+	if r.Verdict != "valid" || r.Sold != 20 || len(r.Agents) != 2 {
+		t.Fatalf("verdict %s, sold %d, %d agents; want valid, 20, 2", r.Verdict, r.Sold, len(r.Agents))
+	}
+	checkReplicas(t, dir, regexp.MustCompile(`^r[01] 127\.0\.0\.1:\d+$`))
+}
 
 // TestMultiHostService races the Go example service from agents on other
 // hosts: the coordinator, Redis, PostgreSQL and the replicas in one
@@ -30,13 +62,16 @@ func TestMultiHostService(t *testing.T) {
 	redisURL, pgURL := startServers(t, n)
 	buildTicketd(t)
 	path := ticketdFile(t, func(s string) string { return s })
+	// Faults that act on the replicas or on their way to the servers act
+	// on the coordinator's host, as without agents.
+	const cells = "naive none unsafe\nlock-plus-update none safe\nlock-only pause-stop unsafe\nlock-plus-update net-delay safe\n"
 	matrix := filepath.Join(t.TempDir(), "service.matrix")
-	if err := os.WriteFile(matrix, []byte("naive none unsafe\nlock-plus-update none safe\n"), 0o644); err != nil {
+	if err := os.WriteFile(matrix, []byte(cells), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	race := func(dir string, extra ...string) []string {
-		return append([]string{"gate", "--target", path, "--matrix", matrix, "--replicas", "2", "--goroutines", "50",
-			"--seats", "20", "--quiet", "--stack", "external", "--redis-url", redisURL, "--pg-url", pgURL, "--out", dir}, extra...)
+		return append([]string{"gate", "--target", path, "--matrix", matrix, "--replicas", "2", "--goroutines", "100",
+			"--seats", "100", "--quiet", "--stack", "external", "--redis-url", redisURL, "--pg-url", pgURL, "--out", dir}, extra...)
 	}
 
 	// The same gate on local workers, in the coordinator's namespace.
@@ -70,8 +105,8 @@ func TestMultiHostService(t *testing.T) {
 	for _, r := range readSummary(t, localDir).Runs {
 		want[r.Name] = string(r.Verdict)
 	}
-	if want["naive"] != "invalid" || want["lock-plus-update"] != "valid" {
-		t.Fatalf("local workers: verdicts %v, want naive invalid and lock-plus-update valid", want)
+	if want["naive"] != "invalid" || want["lock-plus-update"] != "valid" || want["lock-only/pause-stop"] != "invalid" || want["lock-plus-update/net-delay"] != "valid" {
+		t.Fatalf("local workers: verdicts %v, want naive and lock-only/pause-stop invalid, lock-plus-update valid", want)
 	}
 	runs := readSummary(t, dir).Runs
 	if len(runs) != len(want) {
@@ -83,9 +118,19 @@ func TestMultiHostService(t *testing.T) {
 		}
 		t.Logf("%s: %s, sold %d of %d, start skew %.3f ms", r.Name, r.Verdict, r.Sold, r.Seats, r.StartSkewMs)
 	}
+	if fs := faultsOf(dir); !strings.Contains(fs, "SIGSTOP of replica") {
+		t.Errorf("pause-stop on agents did not stop a replica on the coordinator's host; faults:\n%s", fs)
+	}
 	// Every attempt came from an agent and went to a replica through its
 	// relay on the coordinator's address.
-	relayed := regexp.MustCompile(`^r[01] ` + regexp.QuoteMeta(n.coordIP()) + `:\d+$`)
+	checkReplicas(t, dir, regexp.MustCompile(`^r[01] `+regexp.QuoteMeta(n.coordIP())+`:\d+$`))
+}
+
+// checkReplicas checks that every attempt of the results folder dir went
+// to a replica named as want says, and that the two agents' workers made
+// as many attempts each.
+func checkReplicas(t *testing.T, dir string, want *regexp.Regexp) {
+	t.Helper()
 	procs := map[int]int{}
 	f, err := os.Open(filepath.Join(dir, folder.HistoryFile))
 	if err != nil {
@@ -103,8 +148,8 @@ func TestMultiHostService(t *testing.T) {
 			t.Fatal(err)
 		}
 		procs[a.Proc]++
-		if !relayed.MatchString(a.Replica) {
-			t.Fatalf("an attempt went to replica %q, want one relayed on %s (%s)", a.Replica, n.coordIP(), relayed)
+		if !want.MatchString(a.Replica) {
+			t.Fatalf("an attempt went to replica %q, want %s", a.Replica, want)
 		}
 	}
 	if len(procs) != 2 || procs[0] != procs[1] {
