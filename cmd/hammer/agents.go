@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/internal/agent"
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/target"
 )
 
 // agentFlags are the flags of run, load and gate that race on agents.
@@ -78,6 +81,23 @@ func (a *agentFlags) relayHost() string {
 		return ""
 	}
 	return host
+}
+
+// relay has a service's replicas relayed on the --listen host for the
+// agents that joined, when they may be on other hosts.
+func (a *agentFlags) relay(b driver.Backend, agents []*agent.Agent) {
+	tb, ok := b.(*target.Backend)
+	host := a.relayHost()
+	if !ok || host == "" {
+		return
+	}
+	var from []netip.Addr
+	for _, ag := range agents {
+		if ap, err := netip.ParseAddrPort(ag.Addr); err == nil {
+			from = append(from, ap.Addr().Unmap())
+		}
+	}
+	tb.RelayOn(host, from)
 }
 
 // checkElsewhere refuses what agents on other hosts could not reach: the

@@ -175,11 +175,7 @@ func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
 	}
 	if t := f.target.file; t != nil {
 		v, _ := t.Variant(string(sc.Mode)) // the cells were made of its variants
-		b := target.NewBackend(t, v, f.target.replicas, f.seats)
-		if h := f.agents.relayHost(); h != "" {
-			b.RelayOn(h) // agents on other hosts reach the replicas there
-		}
-		o.Backend, o.Contender = b, target.Kind
+		o.Backend, o.Contender = target.NewBackend(t, v, f.target.replicas, f.seats), target.Kind
 	}
 	return o
 }

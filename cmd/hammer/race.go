@@ -104,6 +104,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 	for i := range races {
 		races[i].Agents = agents
+		f.agents.relay(races[i].Backend, agents)
 	}
 	races, skipped, code := fit(ctx, cmd, st, races, io)
 	if races == nil {

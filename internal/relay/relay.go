@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
+	"slices"
 	"sync"
 	"time"
 )
@@ -16,6 +18,7 @@ import (
 type Relay struct {
 	ln       net.Listener
 	upstream string
+	from     []netip.Addr // the only sources it forwards; nil: any
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{} // both ends of every open pair
@@ -29,13 +32,15 @@ type Relay struct {
 const dialTimeout = 5 * time.Second
 
 // Listen starts relaying connections accepted at addr (host:port; port 0
-// picks a free one) to upstream (host:port).
-func Listen(addr, upstream string) (*Relay, error) {
+// picks a free one) to upstream (host:port). When from lists addresses,
+// a connection from any other is closed unread: what listens where other
+// hosts reach serves only the hosts it is for.
+func Listen(addr, upstream string, from []netip.Addr) (*Relay, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("relay %s: %w", upstream, err)
 	}
-	r := &Relay{ln: ln, upstream: upstream, conns: map[net.Conn]struct{}{}}
+	r := &Relay{ln: ln, upstream: upstream, from: from, conns: map[net.Conn]struct{}{}}
 	r.wg.Add(1)
 	go r.accept()
 	return r, nil
@@ -55,6 +60,10 @@ func (r *Relay) accept() {
 		if err != nil {
 			return // closed
 		}
+		if !r.allowed(c.RemoteAddr()) {
+			c.Close()
+			continue
+		}
 		if !r.track(c) {
 			c.Close()
 			return
@@ -62,6 +71,15 @@ func (r *Relay) accept() {
 		r.wg.Add(1)
 		go r.forward(c)
 	}
+}
+
+// allowed reports whether the relay forwards a connection from addr.
+func (r *Relay) allowed(addr net.Addr) bool {
+	if r.from == nil {
+		return true
+	}
+	ap, err := netip.ParseAddrPort(addr.String())
+	return err == nil && slices.Contains(r.from, ap.Addr().Unmap())
 }
 
 // track records c as open; false once the relay is closed.

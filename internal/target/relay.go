@@ -3,6 +3,7 @@ package target
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 
@@ -14,17 +15,19 @@ import (
 // on host (an address the agents reach: the coordinator's --listen)
 // forwards connections to it.
 type relaying struct {
-	host    string // "" relays nothing
+	host    string       // "" relays nothing
+	from    []netip.Addr // the agents' addresses, the only ones served
 	running []*relay.Relay
 }
 
 // RelayOn has every replica hammer starts relayed on host, an address of
 // this host that agents on other hosts reach (they join the coordinator
-// there): each race's Request then also names the relays' ports, which a
-// worker on such an agent uses instead of the replicas' loopback URLs.
-// The replicas themselves still listen on loopback only. Replicas listed
-// in the file's urls: are never relayed.
-func (b *Backend) RelayOn(host string) { b.relay.host = host }
+// there), for connections from the addresses from only (the agents'):
+// each race's Request then also names the relays' ports, which a worker
+// on such an agent uses instead of the replicas' loopback URLs. The
+// replicas themselves still listen on loopback only. Replicas listed in
+// the file's urls: are never relayed.
+func (b *Backend) RelayOn(host string, from []netip.Addr) { b.relay.host, b.relay.from = host, from }
 
 // startRelays starts a relay for each of the replicas at urls (loopback
 // base URLs) when the backend relays, and returns their ports in replica
@@ -40,7 +43,7 @@ func (b *Backend) startRelays(urls []string) ([]int, error) {
 			b.stopRelays()
 			return nil, fmt.Errorf("relay replica %d: %w", i, err)
 		}
-		r, err := relay.Listen(net.JoinHostPort(b.relay.host, "0"), p.Host)
+		r, err := relay.Listen(net.JoinHostPort(b.relay.host, "0"), p.Host, b.relay.from)
 		if err != nil {
 			b.stopRelays()
 			return nil, fmt.Errorf("relay replica %d for the agents: %w", i, err)
