@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/internal/agent"
+	"github.com/hammer-load/hammer/internal/driver"
+	"github.com/hammer-load/hammer/internal/target"
 )
 
 // agentFlags are the flags of run, load and gate that race on agents.
@@ -46,18 +49,16 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 		return nil
 	case isSet(fs, "procs"):
 		return fmt.Errorf("--agents %d runs one worker on each agent: drop --procs", a.n)
-	case f.target.file != nil:
-		return errors.New("--agents cannot race a --target service yet: its replicas run beside the coordinator")
 	case a.joinTimeout <= 0:
 		return fmt.Errorf("--join-timeout must be positive, got %s", a.joinTimeout)
 	}
 	if err := checkHostPort(a.listen, false, 0); err != nil {
 		return fmt.Errorf("--listen: %v", err)
 	}
-	host, _, _ := net.SplitHostPort(a.listen)
-	if host != "" && !agent.Loopback(host) && !f.external() {
-		return fmt.Errorf("--listen %s lets agents join from other hosts, but the %s stack's servers listen on this host's loopback: use --stack external with addresses the agents reach",
-			a.listen, f.stackKind)
+	if a.relayHost() != "" {
+		if err := a.checkElsewhere(f); err != nil {
+			return err
+		}
 	}
 	token, err := a.tokenFlags.resolve(fs)
 	if err != nil {
@@ -68,6 +69,56 @@ func (a *agentFlags) check(fs *flag.FlagSet, f *raceFlags) error {
 	}
 	a.token = token
 	f.procs = a.n
+	return nil
+}
+
+// relayHost is the --listen host when agents may join from other hosts
+// (it is not loopback): a service's replicas are relayed there for them.
+// "" when every agent is on this host.
+func (a *agentFlags) relayHost() string {
+	host, _, _ := net.SplitHostPort(a.listen)
+	if a.n == 0 || host == "" || agent.Loopback(host) {
+		return ""
+	}
+	return host
+}
+
+// relay has a service's replicas relayed on the --listen host for the
+// agents that joined, when they may be on other hosts.
+func (a *agentFlags) relay(b driver.Backend, agents []*agent.Agent) {
+	tb, ok := b.(*target.Backend)
+	host := a.relayHost()
+	if !ok || host == "" {
+		return
+	}
+	var from []netip.Addr
+	for _, ag := range agents {
+		if ap, err := netip.ParseAddrPort(ag.Addr); err == nil {
+			from = append(from, ap.Addr().Unmap())
+		}
+	}
+	tb.RelayOn(host, from)
+}
+
+// checkElsewhere refuses what agents on other hosts could not reach: the
+// workers of hammer's own strategies reach the servers, the workers of a
+// --target service only its replicas (those hammer starts are relayed on
+// the --listen host; those the file lists in urls: must be reachable).
+func (a *agentFlags) checkElsewhere(f *raceFlags) error {
+	t := f.target.file
+	if t == nil {
+		if !f.external() {
+			return fmt.Errorf("--listen %s lets agents join from other hosts, but the %s stack's servers listen on this host's loopback: use --stack external with addresses the agents reach",
+				a.listen, f.stackKind)
+		}
+		return nil
+	}
+	for _, raw := range t.URLs {
+		if u, err := url.Parse(raw); err == nil && agent.Loopback(u.Hostname()) {
+			return fmt.Errorf("--listen %s lets agents join from other hosts, but %s lists urls: on %s, this host's loopback, which they cannot reach: list addresses the agents reach, or keep --listen on loopback for agents on this host",
+				a.listen, f.target.path, u.Hostname())
+		}
+	}
 	return nil
 }
 

@@ -91,6 +91,8 @@ func TestBadInput(t *testing.T) {
 		{name: "agents and procs", args: []string{"load", "--agents", "2", "--procs", "3", "--token", "0123456789abcdef"}, want: "--agents 2 runs one worker on each agent: drop --procs"},
 		{name: "agents elsewhere with a local stack", args: []string{"run", "--mode", "none", "--agents", "2", "--listen", "0.0.0.0:7070", "--stack", "local", "--token", "0123456789abcdef"},
 			want: "the local stack's servers listen on this host's loopback: use --stack external"},
+		{name: "agents elsewhere with urls on loopback", args: []string{"load", "--target", "../../examples/ticketd/target-compose.yaml", "--agents", "2", "--listen", "0.0.0.0:7070", "--token", "0123456789abcdef"},
+			want: "lists urls: on 127.0.0.1, this host's loopback, which they cannot reach: list addresses the agents reach, or keep --listen on loopback"},
 		{name: "listen without agents", args: []string{"gate", "--listen", "0.0.0.0:7070"}, want: "--listen goes with --agents"},
 		{name: "agent without a coordinator", args: []string{"agent"}, want: "--join host:port is required"},
 		{name: "agent without a token", args: []string{"agent", "--join", "127.0.0.1:7070"}, want: "a shared token from --token-file, $HAMMER_TOKEN or --token"},

@@ -96,11 +96,15 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		}
 		defer closeAgents(agents)
 	}
-	if err := checkReach(agents, append([]string{st.RedisURL, st.PGURL}, st.RedisPeers...)...); err != nil {
-		return usageError(io, cmd.name, "%v", err)
+	// The workers of a --target service reach only its replicas.
+	if f.target.file == nil {
+		if err := checkReach(agents, append([]string{st.RedisURL, st.PGURL}, st.RedisPeers...)...); err != nil {
+			return usageError(io, cmd.name, "%v", err)
+		}
 	}
 	for i := range races {
 		races[i].Agents = agents
+		f.agents.relay(races[i].Backend, agents)
 	}
 	races, skipped, code := fit(ctx, cmd, st, races, io)
 	if races == nil {

@@ -155,6 +155,9 @@ func TestSession(t *testing.T) {
 		if a.Joined.Pings != joinPings || a.Joined.RTT <= 0 || a.Joined.Uncertainty > 10*time.Millisecond {
 			t.Errorf("%s: clock %+v, want %d pings and a round trip", a.Name(), a.Joined, joinPings)
 		}
+		if a.Local != "127.0.0.1" {
+			t.Errorf("%s: reached the coordinator at %q, want 127.0.0.1 (where it listens)", a.Name(), a.Local)
+		}
 	}
 	w, err := agents[0].Start([]byte(`{"config":1}`))
 	if err != nil {

@@ -18,6 +18,10 @@ type Agent struct {
 	// Host is the name the agent gave (its hostname or pod name), Addr
 	// the address it connected from.
 	Host, Addr string
+	// Local is the coordinator's address as the agent reached it (the IP
+	// of this end of its connection): where a worker on the agent reaches
+	// what the coordinator serves to other hosts.
+	Local string
 	// Joined is its clock as estimated when it joined.
 	Joined Clock
 
@@ -35,7 +39,8 @@ type Agent struct {
 }
 
 func newAgent(lk *link, hello frame) *Agent {
-	return &Agent{Host: hello.Host, Addr: lk.conn.RemoteAddr().String(), want: hello.Index, lk: lk,
+	local, _, _ := net.SplitHostPort(lk.conn.LocalAddr().String())
+	return &Agent{Host: hello.Host, Addr: lk.conn.RemoteAddr().String(), Local: local, want: hello.Index, lk: lk,
 		pongs: make(chan frame, joinPings), stop: make(chan struct{}), gone: make(chan struct{})}
 }
 

@@ -77,6 +77,7 @@ func startWorker(o Options, c wire.Config, p int) (*worker, error) {
 		return w, nil
 	}
 	a := o.Agents[p]
+	c.Coordinator = a.Local
 	clk, err := a.Sync(racePings)
 	if err != nil {
 		return nil, err

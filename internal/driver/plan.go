@@ -167,7 +167,9 @@ func Runnable(races []Options, kind stack.Kind, redisNodes int) (run []Options, 
 		case f.NeedsManagedStack() && kind != stack.Local:
 			skipped = append(skipped, fmt.Sprintf("%s: the %s fault needs a stack hammer manages (--stack local), not %s",
 				o.Scenario.Name, f, kind))
-		case f.Proxied() && remoteAgents(o.Agents):
+		case f.Proxied() && remoteAgents(o.Agents) && o.Contender == "":
+			// A user's service reaches the proxies from the coordinator's
+			// host, where its replicas run; its workers reach no server.
 			skipped = append(skipped, fmt.Sprintf("%s: the %s fault's proxies listen on the coordinator's loopback, which agents on other hosts cannot reach",
 				o.Scenario.Name, f))
 		case nodes(o) > redisNodes:

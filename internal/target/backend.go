@@ -36,6 +36,7 @@ type Backend struct {
 	seats    int
 
 	set      *replicas.Set // nil for replicas already running (urls:)
+	relay    relaying      // how agents on other hosts reach set
 	watchURL string        // the Redis the replicas reach, bypassing a proxy
 	pgURL    string        // PostgreSQL as the coordinator reaches it
 	// redisPort and pgPort are the servers' ports as the replicas reach
@@ -102,6 +103,14 @@ func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault
 	}
 	req := b.file.Resolve(urls, b.vals(r.KeyPrefix))
 	req.IDPrefix = IDPrefix(r.KeyPrefix)
+	if b.set != nil {
+		relays, err := b.startRelays(urls)
+		if err != nil {
+			b.set.Stop()
+			return nil, fmt.Errorf("%s: %w", b.file.Path, err)
+		}
+		req.Relays = relays
+	}
 	return json.Marshal(req)
 }
 
@@ -149,6 +158,7 @@ func (b *Backend) Stop() []string {
 		return nil
 	}
 	b.restarts.Wait()
+	b.stopRelays()
 	b.set.Stop()
 	if b.activity != nil {
 		b.activity.Close()

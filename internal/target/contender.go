@@ -56,6 +56,7 @@ func Connect(_ context.Context, s worker.Session) (worker.Contender, func(), err
 	if err := req.check(); err != nil {
 		return nil, nil, fmt.Errorf("target request: %w", err)
 	}
+	req = req.reachedFrom(s.Coordinator)
 	reps, err := replicasOf(req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("target request: %w", err)

@@ -244,6 +244,8 @@ func TestConnectRefuses(t *testing.T) {
 		{name: "no timeout", config: mustJSON(t, func(r *Request) { r.Timeout = 0 }, good), err: "timeout"},
 		{name: "sold without seat", config: mustJSON(t, func(r *Request) { r.Rules = Rules{{Status: 201, Outcome: history.Sold}} }, good), err: "response rule 0: seat"},
 		{name: "no rules", config: mustJSON(t, func(r *Request) { r.Rules = nil }, good), err: "no response rule"},
+		{name: "relays for other replicas", config: mustJSON(t, func(r *Request) { r.Relays = []int{4001, 4002} }, good), err: "2 relays for 1 replicas"},
+		{name: "relay port out of range", config: mustJSON(t, func(r *Request) { r.Relays = []int{70000} }, good), err: "relay port 70000 is not a port"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

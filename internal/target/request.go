@@ -37,6 +37,12 @@ type Request struct {
 	Ready string `json:"ready,omitempty"`
 	// Rules map a response to an outcome, first match first.
 	Rules Rules `json:"rules"`
+	// Relays, when set, are the ports on the coordinator's host where
+	// hammer relays each replica (in Replicas order) for workers on
+	// agents on other hosts: such a worker sends to
+	// http://<the coordinator as its agent reached it>:<port> instead
+	// (see Backend.RelayOn).
+	Relays []int `json:"relays,omitempty"`
 	// IDPrefix is the race's tag (IDPrefix), put before each attempt's
 	// request id as {{request_id}} sends it.
 	IDPrefix string `json:"id_prefix,omitempty"`
@@ -108,6 +114,13 @@ func (r Request) check() error {
 		return fmt.Errorf("timeout %v is not positive", r.Timeout)
 	case len(r.Rules) == 0:
 		return errors.New("no response rule")
+	case len(r.Relays) != 0 && len(r.Relays) != len(r.Replicas):
+		return fmt.Errorf("%d relays for %d replicas", len(r.Relays), len(r.Replicas))
+	}
+	for _, p := range r.Relays {
+		if p < 1 || p > 65535 {
+			return fmt.Errorf("relay port %d is not a port", p)
+		}
 	}
 	for i, rule := range r.Rules {
 		if err := rule.check(); err != nil {

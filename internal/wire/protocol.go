@@ -71,6 +71,12 @@ type Config struct {
 	// ContenderConfig its settings; empty for the built-in strategies.
 	Contender       string          `json:"contender,omitempty"`
 	ContenderConfig json.RawMessage `json:"contender_config,omitempty"`
+	// Coordinator is the coordinator's IP address as the agent running
+	// this worker reached it (agent.Agent.Local): where the worker
+	// reaches what the coordinator serves to other hosts, such as the
+	// relays of a service's replicas. Empty for a worker the coordinator
+	// started itself; a worker that does not know the field ignores it.
+	Coordinator string `json:"coordinator,omitempty"`
 
 	// Rate, if positive, switches to the open model: this worker issues
 	// Requests requests at Rate per second, the first Offset after the go

@@ -50,6 +50,10 @@ type Session struct {
 	Seed uint64
 	// Config is driver.Options.ContenderConfig, as the coordinator sent it.
 	Config json.RawMessage
+	// Coordinator is the coordinator's address as this worker's agent
+	// reached it (wire.Config.Coordinator); empty for a worker the
+	// coordinator started on its own host.
+	Coordinator string
 }
 
 // Kit is what a worker binary offers besides the built-in strategies.
@@ -84,6 +88,7 @@ func (k Kit) connect(ctx context.Context, cfg wire.Config, w *reporter, res *res
 	if cfg.Contender != "" {
 		return k.Contenders[cfg.Contender](ctx, Session{
 			Proc: cfg.Proc, Goroutines: cfg.Goroutines, Seed: cfg.Seed, Config: cfg.ContenderConfig,
+			Coordinator: cfg.Coordinator,
 		})
 	}
 	return connectBuiltin(ctx, cfg, w, res, k.Plants[cfg.Plant])
