@@ -105,7 +105,8 @@ func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault
 }
 
 // env is the environment of replica i on port: the service's, then the
-// variant's, placeholders expanded, and the port.
+// variant's, placeholders expanded, hammer's PGOPTIONS unless they set
+// it (replicaEnv), and the port.
 func (b *Backend) env(base map[string]string, i, port int) []string {
 	vals := maps.Clone(base)
 	vals[VarPort], vals[VarReplica] = strconv.Itoa(port), strconv.Itoa(i)
@@ -114,6 +115,7 @@ func (b *Backend) env(base map[string]string, i, port int) []string {
 		merged = map[string]string{}
 	}
 	maps.Copy(merged, b.variant.Env)
+	merged = replicaEnv(merged, base[VarPGSchema])
 	out := []string{b.file.Service.PortEnv + "=" + strconv.Itoa(port)}
 	for k, v := range merged {
 		out = append(out, k+"="+Expand(v, vals))
