@@ -72,11 +72,26 @@ func run(ctx context.Context) error {
 	default:
 		return fmt.Errorf("STRATEGY %q: want lock-only or lock-plus-update", os.Getenv("STRATEGY"))
 	}
-	// No search_path here: pgx takes it from PGOPTIONS.
-	if s.pool, err = pgxpool.New(ctx, os.Getenv("PG_URL")); err != nil {
+	// No search_path here: pgx takes it from PGOPTIONS. SEATD_SCHEMA, set
+	// only by the test of a service that ignores the race's schema, makes
+	// seatd keep its tables in a schema of its own, made at start.
+	cfg, err := pgxpool.ParseConfig(os.Getenv("PG_URL"))
+	if err != nil {
+		return err
+	}
+	own := os.Getenv("SEATD_SCHEMA")
+	if own != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = own
+	}
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return err
 	}
 	defer s.pool.Close()
+	if own != "" {
+		if err := migrate(ctx, s.pool, own); err != nil {
+			return err
+		}
+	}
 	opt, err := redis.ParseURL(os.Getenv("REDIS_URL"))
 	if err != nil {
 		return err
@@ -195,4 +210,16 @@ func reply(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// migrate makes schema and the service's tables in it, with 100 seats in
+// sector 1, unless they are there.
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	// One statement list is one transaction: the lock keeps the replicas,
+	// which start together, from making the schema at once.
+	_, err := pool.Exec(ctx, "SELECT pg_advisory_xact_lock(7411); CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()+`;
+		CREATE TABLE IF NOT EXISTS sectors (id int PRIMARY KEY, capacity int NOT NULL, available int NOT NULL CHECK (available >= 0));
+		CREATE TABLE IF NOT EXISTS sales (seat int NOT NULL, sector_id int NOT NULL, request_id text NOT NULL UNIQUE);
+		INSERT INTO sectors VALUES (1, 100, 100) ON CONFLICT DO NOTHING`)
+	return err
 }
