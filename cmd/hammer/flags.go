@@ -178,6 +178,7 @@ func (f *raceFlags) options(sc scenarios.Scenario) driver.Options {
 	if t := f.target.file; t != nil {
 		v, _ := t.Variant(string(sc.Mode)) // the cells were made of its variants
 		o.Backend, o.Contender = target.NewBackend(t, v, f.target.replicas, f.seats), target.Kind
+		o.OwnRedis = t.FixedKeys(v)
 	}
 	return o
 }

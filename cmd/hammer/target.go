@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/target"
 	"github.com/hammer-load/hammer/scenarios"
 )
@@ -15,6 +16,9 @@ type targetFlags struct {
 	path     string
 	replicas int
 	file     *target.File // loaded by load; nil without --target
+	// redisServer finds the redis-server a race of a service with fixed
+	// key names starts for itself; nil is stack.FindRedisServer.
+	redisServer func() string
 }
 
 // register defines --target and --replicas on fs.
@@ -73,8 +77,30 @@ func (t *targetFlags) check(scns []scenarios.Scenario) error {
 		if err := t.checkFault(sc.Fault); err != nil {
 			return err
 		}
+		if err := t.checkOwnRedis(sc); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// checkOwnRedis says why a race of cell sc cannot have the Redis of its
+// own that a service with fixed key names needs, if it cannot.
+func (t *targetFlags) checkOwnRedis(sc scenarios.Scenario) error {
+	v, err := t.file.Variant(string(sc.Mode))
+	if err != nil || !t.file.FixedKeys(v) {
+		return nil
+	}
+	find := t.redisServer
+	if find == nil {
+		find = stack.FindRedisServer
+	}
+	if find() != "" {
+		return nil
+	}
+	return fmt.Errorf("%s: variant %s is handed no {{key_prefix}}, so its Redis keys have fixed names and every race needs a Redis of its own, "+
+		"which hammer starts from redis-server: none in PATH, /usr/bin or /usr/sbin. Install it (apt-get install redis-server), "+
+		"or hand the service {{key_prefix}} in service.env and start every key it writes with it", t.path, v.Name)
 }
 
 // checkFault says why fault cannot strike the file's service, if it

@@ -162,7 +162,7 @@ func TestBadTargets(t *testing.T) {
 			exitUsage, "must send {{request_id}}"},
 		{"lock key outside the prefix", func(s string) string {
 			return strings.Replace(s, `lock_key: "{{key_prefix}}lock`, `lock_key: "shared:lock`, 1)
-		}, exitUsage, "must start with {{key_prefix}}"},
+		}, exitUsage, "lock_key: a fixed key name needs a service whose keys all have fixed names, but variant naive is handed {{key_prefix}}"},
 		{"command exits at once", func(s string) string {
 			return strings.Replace(s, "command: [", "command: [sh, -c, 'echo cannot bind >&2; exit 3', ", 1)
 		}, exitInfra, "cannot bind"},

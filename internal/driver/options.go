@@ -55,6 +55,11 @@ type Options struct {
 	// nil otherwise. With it, lock-loss restarts Redis for real (without
 	// it, hammer deletes its own lock key only) and failover can run.
 	Managed *stack.Stack
+	// OwnRedis gives every race a throw-away redis-server of its own
+	// instead of RedisURL (and makes it the race's Managed Redis): for a
+	// service whose Redis keys have fixed names, which no key prefix
+	// keeps apart from other races' or anyone's keys.
+	OwnRedis bool
 	// Plant names a broken variant the worker binary registered (tests only).
 	Plant string
 	// OrdinaryStart keeps the workers' threads under ordinary scheduling

@@ -25,6 +25,19 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	began := time.Now()
 	o = o.withDefaults()
+	o, stopOwn, err := ownRedis(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { // last: after the clean-up, which may still use it
+		switch serr := stopOwn(); {
+		case serr == nil:
+		case res != nil:
+			res.Warnings = append(res.Warnings, serr.Error())
+		default:
+			err = fmt.Errorf("%w; %w", err, serr)
+		}
+	}()
 	name := o.Scenario.Name
 	schema := seatdb.SchemaName(o.RunID, name)
 	prefix := "hammer:" + o.RunID + ":" + name + ":"

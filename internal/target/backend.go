@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -46,6 +47,7 @@ type Backend struct {
 	looks             *redis.Client
 	lockKey           string
 	restarts          sync.WaitGroup
+	schema            *schemaCheck // nil when it could not look
 
 	mu      sync.Mutex
 	trouble []string // restarts that failed
@@ -87,6 +89,7 @@ func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault
 	b.watchURL = servers.WatchRedisURL
 	b.redisPort, b.pgPort = urlPort(servers.RedisURL), urlPort(servers.PGURL)
 	urls := b.file.URLs
+	b.schema = noteTables(ctx, r.PGURL, r.Schema)
 	if s := b.file.Service; s != nil {
 		env := map[string]string{
 			VarRedisURL: servers.RedisURL, VarPGURL: servers.PGURL, VarPGSchema: r.Schema,
@@ -115,7 +118,8 @@ func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault
 }
 
 // env is the environment of replica i on port: the service's, then the
-// variant's, placeholders expanded, and the port.
+// variant's, placeholders expanded, hammer's PGOPTIONS unless they set
+// it (replicaEnv), and the port.
 func (b *Backend) env(base map[string]string, i, port int) []string {
 	vals := maps.Clone(base)
 	vals[VarPort], vals[VarReplica] = strconv.Itoa(port), strconv.Itoa(i)
@@ -124,6 +128,7 @@ func (b *Backend) env(base map[string]string, i, port int) []string {
 		merged = map[string]string{}
 	}
 	maps.Copy(merged, b.variant.Env)
+	merged = replicaEnv(merged, base[VarPGSchema])
 	out := []string{b.file.Service.PortEnv + "=" + strconv.Itoa(port)}
 	for k, v := range merged {
 		out = append(out, k+"="+Expand(v, vals))
@@ -136,7 +141,9 @@ func (b *Backend) LockKey(prefix string) string { return Expand(b.file.LockKey, 
 
 // ReadBack reads the service's ledger and counter with the file's SQL; the
 // ledger's request ids lose the race's tag (IDPrefix), before the read
-// asks whether they are the race's own too.
+// asks whether they are the race's own too. An empty ledger while tables
+// of the race's names outside hammer's schemas gained rows is reported
+// unread, naming them: the service did not use the race's schema.
 func (b *Backend) ReadBack(ctx context.Context, r driver.BackendRace, wait time.Duration) seatdb.ReadBack {
 	vals := b.vals(r.KeyPrefix)
 	ledger, sector := Expand(b.file.Truth.Ledger, vals), Expand(b.file.Truth.Sector, vals)
@@ -148,6 +155,11 @@ func (b *Backend) ReadBack(ctx context.Context, r driver.BackendRace, wait time.
 		return seatdb.ReadTruth(ctx, r.PGURL, r.Schema, r.Run, 1, seatdb.Truth{Ledger: ledger, Sector: sector, Bound: bound})
 	})
 	untag(rb.Sales, prefix)
+	if len(rb.Sales) == 0 && rb.LedgerErr == nil && b.schema != nil {
+		if msg := b.schema.elsewhere(ctx, r.PGURL, b.file.schemaVars(b.variant)); msg != "" {
+			rb.LedgerErr = errors.New(msg)
+		}
+	}
 	return rb
 }
 

@@ -282,10 +282,9 @@ func (d *doc) required(f *File) error {
 		return d.errAt([]string{"request"}, "must send {{request_id}} (in the path, a header or the body): it ties each sale row to its request")
 	case !has(VarSeats, f.Setup):
 		return d.errAt([]string{"setup"}, "must use {{seats}}: the sector must hold the race's seats")
-	case f.LockKey != "" && !strings.HasPrefix(f.LockKey, "{{"+VarKeyPrefix+"}}"):
-		return d.errAt([]string{"lock_key"}, "must start with {{key_prefix}}: hammer only touches keys it owns")
-	case f.Service != nil && !has(VarPGSchema, slices.Collect(maps.Values(f.Service.Env))...):
-		return d.errAt([]string{"service", "env"}, "must hand the service {{pg_schema}}: its tables live in the race's own schema")
 	}
-	return nil
+	if err := d.checkKeys(f); err != nil {
+		return err
+	}
+	return d.checkSchema(f)
 }
