@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,6 +61,14 @@ type tracker struct {
 	start            time.Time
 	bar              *mpb.Bar
 	stopTicker, quit chan struct{}
+	outMu            sync.Mutex // the ticker and the race's stages both print
+}
+
+// printf prints one line to t.out, one writer at a time.
+func (t *tracker) printf(format string, args ...any) {
+	t.outMu.Lock()
+	defer t.outMu.Unlock()
+	fmt.Fprintf(t.out, format, args...)
 }
 
 // track starts showing race o; it returns what to call with each record
@@ -94,7 +103,7 @@ func (p *progress) track(o driver.Options) driver.Hooks {
 func (t *tracker) staging(s driver.Stage) {
 	t.stage.Store(&s)
 	if t.out != nil {
-		fmt.Fprintf(t.out, "%s: %s\n", t.name, s)
+		t.printf("%s: %s\n", t.name, s)
 	}
 }
 
@@ -149,10 +158,10 @@ func (t *tracker) tick() {
 
 func (t *tracker) line() {
 	if s := t.stage.Load(); s != nil && !s.Done {
-		fmt.Fprintf(t.out, "%s: %s %s\n", t.name, s, time.Since(t.start).Round(time.Millisecond))
+		t.printf("%s: %s %s\n", t.name, s, time.Since(t.start).Round(time.Millisecond))
 		return
 	}
-	fmt.Fprintf(t.out, "%s: %d/%d attempts, %d sold, %s\n",
+	t.printf("%s: %d/%d attempts, %d sold, %s\n",
 		t.name, t.attempts.Load(), t.total, t.sold.Load(), time.Since(t.start).Round(time.Millisecond))
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,10 +36,20 @@ func TestServiceLogs(t *testing.T) {
 		t.Run(tt.variant, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "out")
-			code, stdout, stderr := hammer(t, append([]string{"run", "--target", "testdata/faulty/target.yaml", "--variant", tt.variant},
-				serviceArgs(t, dir)...)...)
+			// Not quiet: the progress lines on stderr (no terminal) are
+			// checked too.
+			args := slices.DeleteFunc(serviceArgs(t, dir), func(a string) bool { return a == "--quiet" })
+			code, stdout, stderr := hammer(t, append([]string{"run", "--target", "testdata/faulty/target.yaml", "--variant", tt.variant}, args...)...)
 			if code != exitInfra {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, exitInfra, stdout, stderr)
+			}
+			// The build and the replicas' start are said as they happen,
+			// before the race's attempts are counted.
+			progress := regexp.MustCompile(`(?s)building faulty \(node --check server\.js\) …\nbuilt faulty in \S+\n.*` +
+				tt.variant + `: starting 3 replicas of faulty …\n.*` +
+				tt.variant + `: starting 3 replicas of faulty … ready in \d+(\.\d+)?m?s\n.*` + tt.variant + `: \d+/100 attempts`)
+			if !progress.MatchString(stderr) {
+				t.Errorf("stderr does not match %s:\n%s", progress, stderr)
 			}
 			m := tt.quote.FindStringSubmatch(stdout)
 			if m == nil {
