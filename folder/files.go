@@ -2,6 +2,7 @@ package folder
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/hammer-load/hammer/latency"
@@ -43,6 +44,15 @@ const (
 	histogramsFile = "histograms.json"
 	hgrmDir        = "hgrm"
 )
+
+// logsDir holds what the replicas of a user's service printed.
+const logsDir = "logs"
+
+// ReplicaLogFile is the path, within a results folder and with forward
+// slashes, of what replica i of a user's service printed during a run.
+func ReplicaLogFile(run string, i int) string { return replicaLogFile(fileName(run), strconv.Itoa(i)) }
+
+func replicaLogFile(run, i string) string { return path.Join(logsDir, run+".replica-"+i+".log") }
 
 // porcupineDir holds porcupine's visualization of each run's history.
 const porcupineDir = "porcupine"
@@ -123,7 +133,7 @@ func fileName(run string) string {
 // one pattern: what docs/results.md describes.
 func files() []string {
 	out := append(recordFiles(), ManifestFile, histogramsFile, hgrmFile("<run>", "<phase>"),
-		SummaryFile, ViolationsFile, ReportFile, HTMLFile, JUnitFile, PorcupineFile("<run>"))
+		SummaryFile, ViolationsFile, ReportFile, HTMLFile, JUnitFile, PorcupineFile("<run>"), replicaLogFile("<run>", "<n>"))
 	for _, c := range Charts() {
 		out = append(out, c.Files()...)
 	}

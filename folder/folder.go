@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/hammer-load/hammer/history"
@@ -139,7 +140,29 @@ func (f *Folder) Save(dir string) error {
 		files[w.name] = d
 	}
 	f.Manifest.Files = files
+	if err := saveReplicaLogs(dir, f.Manifest.Runs); err != nil {
+		return err
+	}
 	return writeJSON(filepath.Join(dir, ManifestFile), f.Manifest)
+}
+
+// saveReplicaLogs writes what the replicas of each run printed, each
+// replica's log in its own file, and records the file in the run.
+func saveReplicaLogs(dir string, runs []history.Run) error {
+	for i := range runs {
+		for j := range runs[i].ReplicaLogs {
+			l := &runs[i].ReplicaLogs[j]
+			l.File = ReplicaLogFile(runs[i].Name, l.Replica)
+			p := filepath.Join(dir, filepath.FromSlash(l.File))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, l.Text, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Load reads a results folder written by Save and SaveHistograms. Record

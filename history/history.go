@@ -248,6 +248,10 @@ type Run struct {
 	// answer hammer's health checks, from the go signal until the ledger
 	// was read back.
 	Outages []Outage `json:"outages,omitempty"`
+	// ReplicaLogs is what each replica of a user's service printed during
+	// the race, by replica; empty for hammer's own strategies and for
+	// replicas hammer did not start.
+	ReplicaLogs []ReplicaLog `json:"replica_logs,omitempty"`
 }
 
 // Agent is a host a race's worker ran on, and its clock against the

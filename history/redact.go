@@ -3,7 +3,7 @@ package history
 // Redact replaces, through mask, every string of the folder that can carry
 // the text of an error — and with it a server's URL or password: the
 // manifest's stack notes, skip reasons, runs' incomplete reasons, unread
-// ledgers and outages, the attempts' errors and the faults' details and
+// ledgers and outages, the replicas' logs, the attempts' errors and the faults' details and
 // failures, and the lock values a service set. Call it before the folder is saved: every file of a results
 // folder is written from these records.
 func (f *Log) Redact(mask func(string) string) {
@@ -17,6 +17,11 @@ func (f *Log) Redact(mask func(string) string) {
 		r.LedgerUnread = mask(r.LedgerUnread)
 		for j := range r.Outages {
 			r.Outages[j].Err = mask(r.Outages[j].Err)
+		}
+		for j := range r.ReplicaLogs {
+			l := &r.ReplicaLogs[j]
+			redactAll(l.Last, mask)
+			l.Text = []byte(mask(string(l.Text)))
 		}
 	}
 	for i := range f.Attempts {

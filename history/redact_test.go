@@ -26,6 +26,7 @@ func TestRedact(t *testing.T) {
 		"Records.Attempts[].Trace", "Records.Attempts[].Span", // W3C ids hammer drew
 		"Records.Attempts[].Replica",                                     // index and host:port, never the userinfo of a URL
 		"Manifest.Runs[].Agents[].Host", "Manifest.Runs[].Agents[].Addr", // a host name and the address it joined from
+		"Manifest.Runs[].ReplicaLogs[].File", // a path hammer chose in the results folder
 	}
 	const secret = "pw-Zq7"
 	var f Log

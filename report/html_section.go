@@ -119,6 +119,9 @@ func runFacts(r RunSummary) []manifestRow {
 		add("lock slack (TTL − critical section)", fmt.Sprintf("min %s, p1 %s, p50 %s; %d of %d holders outlived their lock",
 			fmtMs(sl.MinMs), fmtMs(sl.P1Ms), fmtMs(sl.P50Ms), sl.Expired, sl.Holders))
 	}
+	if len(r.ReplicaLogs) > 0 {
+		out = append(out, manifestRow{"the service's logs", logsFact(r.ReplicaLogs)})
+	}
 	return out
 }
 

@@ -34,6 +34,7 @@ func writeMarkdown(w io.Writer, s Summary, charts []folder.Chart, pages map[stri
 	writeProblems(&b, s)
 	writeCheckers(&b, s, pages)
 	writeAgents(&b, s)
+	writeReplicaLogs(&b, s)
 	if len(charts) > 0 {
 		b.WriteString("## Charts\n\n")
 		for _, c := range charts {

@@ -100,6 +100,9 @@ type RunSummary struct {
 	Latency []latency.Summary `json:"latency"`
 	// WinsByProcess counts the sales of each worker process.
 	WinsByProcess map[string]int `json:"wins_by_process"`
+	// ReplicaLogs are the logs of the replicas of a user's service: each
+	// one's file in the folder, its size and its last lines.
+	ReplicaLogs []history.ReplicaLog `json:"replica_logs,omitempty"`
 	// Checkers is what hammer's checks and porcupine each said of the run
 	// and whether they agree; absent for a summary of runs checked once.
 	Checkers *verify.Checkers `json:"checkers,omitempty"`
@@ -170,6 +173,7 @@ func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set
 		WorkerGoMaxProcs: rv.Run.WorkerGoMaxProcs, ElapsedMs: ms(st.Elapsed),
 		LockSlack: slack(st.Slack), Model: "closed", Rate: rv.Run.Rate,
 		Floor: physicalFloor(rv.Run, st), Checkers: rv.Verdict.Checkers, Agents: agentSummaries(rv.Run, st.first),
+		ReplicaLogs: rv.Run.ReplicaLogs,
 	}
 	rs.gaps = rv.Verdict.Gaps
 	if rv.Linearization.CanVisualize() {

@@ -59,6 +59,7 @@ func RunInput(run history.Run, r history.Records) Input {
 		Run:               run.Name,
 		RequestsPerWorker: run.RequestsPerWorker,
 		ClockUncertainty:  ClockUncertainties(run),
+		ReplicaLogs:       run.ReplicaLogs,
 	}
 }
 

@@ -113,9 +113,9 @@ func (x *index) gaps() []string {
 	if x.unanswered() {
 		out = append(out, "no request got an answer a response rule of the target file matched: the service was not seen to sell or refuse anything")
 	}
-	if n, first := x.unmatched(); n > 0 {
-		out = append(out, fmt.Sprintf("%s of the service matched no response rule of the target file, so what they did cannot be told (first: %s)",
-			plural(n, "answer", "answers"), first))
+	if n, first, replica := x.unmatched(); n > 0 {
+		out = append(out, fmt.Sprintf("%s of the service matched no response rule of the target file, so what they did cannot be told (first: %s)%s",
+			plural(n, "answer", "answers"), first, x.logged(replica)))
 	}
 	if odd := x.unrecognised(); len(odd) > 0 {
 		out = append(out, fmt.Sprintf("%s: %s",
@@ -224,22 +224,21 @@ func (x *index) orphanRows() []string {
 // target file matched, and describes the first by request id. Under a
 // fault that explains errors (a server cut off, a replica killed), such
 // an answer is the service's error, expected: it counts none.
-func (x *index) unmatched() (int, string) {
-	n, first := 0, ""
+func (x *index) unmatched() (n int, first, replica string) {
 	if x.in.Fault.ExplainsErrors() {
-		return 0, ""
+		return 0, "", ""
 	}
 	for _, id := range sortedIDs(x.attempts) {
 		for _, a := range x.attempts[id] {
 			if a.Outcome == history.Unknown && a.Status != 0 {
 				if n == 0 {
-					first = fmt.Sprintf("%s: %s", id, a.Err)
+					first, replica = fmt.Sprintf("%s: %s", id, a.Err), a.Replica
 				}
 				n++
 			}
 		}
 	}
-	return n, first
+	return n, first, replica
 }
 
 // unanswered reports a race against a user's service in which no request

@@ -126,6 +126,9 @@ type Input struct {
 	// worker process; the attempts of each Proc are counted against it. Nil
 	// skips the count (a run that never raced, or an older folder).
 	RequestsPerWorker []int
+	// ReplicaLogs are the logs of the replicas of a user's service, whose
+	// last lines a note about the service's answers quotes.
+	ReplicaLogs []history.ReplicaLog
 	// Integrity lists what does not add up between the results folder's
 	// record files and its manifest (folder.Run.Integrity): a file cut
 	// short or changed after the run, or one that cannot be checked.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,15 +49,26 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// tracker counts one race's attempts as their records arrive.
+// tracker counts one race's attempts as their records arrive; before the
+// go signal it says what the race is doing, when the race says (a
+// service's replicas starting).
 type tracker struct {
 	out              io.Writer
 	name             string
 	total            int64
 	attempts, sold   atomic.Int64
+	stage            atomic.Pointer[driver.Stage] // what the race does before its go signal; nil once gone
 	start            time.Time
 	bar              *mpb.Bar
 	stopTicker, quit chan struct{}
+	outMu            sync.Mutex // the ticker and the race's stages both print
+}
+
+// printf prints one line to t.out, one writer at a time.
+func (t *tracker) printf(format string, args ...any) {
+	t.outMu.Lock()
+	defer t.outMu.Unlock()
+	fmt.Fprintf(t.out, format, args...)
 }
 
 // track starts showing race o; it returns what to call with each record
@@ -68,7 +80,12 @@ func (p *progress) track(o driver.Options) driver.Hooks {
 		t.bar = p.bars.AddBar(t.total,
 			mpb.PrependDecorators(decor.Name(name, decor.WC{W: 18, C: decor.DindentRight})),
 			mpb.AppendDecorators(
-				decor.CountersNoUnit("%d/%d attempts"),
+				decor.Any(func(s decor.Statistics) string {
+					if st := t.staged(); st != "" {
+						return st
+					}
+					return fmt.Sprintf("%d/%d attempts", s.Current, s.Total)
+				}),
 				decor.Any(func(decor.Statistics) string { return fmt.Sprintf("  sold %d", t.sold.Load()) }),
 				decor.Elapsed(decor.ET_STYLE_GO, decor.WC{W: 8}),
 			))
@@ -77,7 +94,29 @@ func (p *progress) track(o driver.Options) driver.Hooks {
 		t.out, t.stopTicker, t.quit = p.lines, make(chan struct{}), make(chan struct{})
 		go t.tick()
 	}
-	return driver.Hooks{Attempt: t.attempt, Done: t.done}
+	return driver.Hooks{Attempt: t.attempt, Done: t.done, Stage: t.staging, Go: t.gone}
+}
+
+// staging shows what the race does before its go signal: a line of its
+// own as it begins and ends when printing lines, in place of the attempts
+// on a bar.
+func (t *tracker) staging(s driver.Stage) {
+	t.stage.Store(&s)
+	if t.out != nil {
+		t.printf("%s: %s\n", t.name, s)
+	}
+}
+
+// gone ends the stage: from the go signal on, the attempts are shown.
+func (t *tracker) gone(int64) { t.stage.Store(nil) }
+
+// staged is what the race does before its go signal, "" when it said
+// nothing or went.
+func (t *tracker) staged() string {
+	if s := t.stage.Load(); s != nil {
+		return s.String()
+	}
+	return ""
 }
 
 // attempt counts one arrived record.
@@ -118,7 +157,11 @@ func (t *tracker) tick() {
 }
 
 func (t *tracker) line() {
-	fmt.Fprintf(t.out, "%s: %d/%d attempts, %d sold, %s\n",
+	if s := t.stage.Load(); s != nil && !s.Done {
+		t.printf("%s: %s %s\n", t.name, s, time.Since(t.start).Round(time.Millisecond))
+		return
+	}
+	t.printf("%s: %d/%d attempts, %d sold, %s\n",
 		t.name, t.attempts.Load(), t.total, t.sold.Load(), time.Since(t.start).Round(time.Millisecond))
 }
 

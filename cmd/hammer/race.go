@@ -62,7 +62,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 	defer lv.close()
 	defer lv.end("hammer stopped before a verdict") // nothing once the verdict was sent
-	if err := f.target.build(ctx); err != nil {
+	if err := f.target.build(ctx, buildLog(io, f.quiet)); err != nil {
 		return usageError(io, cmd.name, "%v", err)
 	}
 	exe, err := workerExecutable()

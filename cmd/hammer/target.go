@@ -4,8 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"strings"
+	"time"
 
 	"github.com/hammer-load/hammer/history"
+	"github.com/hammer-load/hammer/internal/driver"
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/internal/target"
 	"github.com/hammer-load/hammer/scenarios"
@@ -123,12 +127,31 @@ func (t *targetFlags) checkFault(f scenarios.Fault) error {
 	return nil
 }
 
-// build runs the service's build step once.
-func (t *targetFlags) build(ctx context.Context) error {
+// buildLog is where the build step is said: stderr, unless quiet.
+func buildLog(std stdio, quiet bool) io.Writer {
+	if quiet {
+		return nil
+	}
+	return std.err
+}
+
+// build runs the service's build step once, saying so on log (nil: quiet)
+// when there is one: it can take a while.
+func (t *targetFlags) build(ctx context.Context, log io.Writer) error {
 	if t.file == nil {
 		return nil
 	}
-	return target.Build(ctx, t.file)
+	s := t.file.Service
+	if log == nil || s == nil || len(s.Build) == 0 {
+		return target.Build(ctx, t.file)
+	}
+	fmt.Fprintf(log, "building %s (%s) …\n", t.file.ServiceName(), strings.Join(s.Build, " "))
+	began := time.Now()
+	if err := target.Build(ctx, t.file); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "built %s in %s\n", t.file.ServiceName(), driver.Roughly(time.Since(began)))
+	return nil
 }
 
 // checkSetup runs the file's setup SQL in a transaction it rolls back,

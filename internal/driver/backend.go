@@ -42,6 +42,22 @@ type Backend interface {
 	Stop() []string
 }
 
+// Stager is a Backend whose start takes a while (a user's replicas): it
+// says what it starts, for the progress shown until the go signal.
+type Stager interface {
+	// Starting says what Start starts, e.g. "3 replicas of ticketd"; ""
+	// when it starts nothing.
+	Starting() string
+}
+
+// Logs is a Backend that runs processes of its own (a user's replicas)
+// and keeps what they printed, for the results folder.
+type Logs interface {
+	// Logs is what each process printed during the race; called once
+	// Stop returned.
+	Logs() []history.ReplicaLog
+}
+
 // BackendRace is what a Backend knows of its race.
 type BackendRace struct {
 	// Run names the race; Schema and KeyPrefix are its own, removed after
@@ -152,14 +168,33 @@ type serving struct {
 // startBackend starts o's backend on the servers the fault set up and
 // hands what it returns to the workers (through cfg).
 func startBackend(ctx context.Context, o Options, br BackendRace, env *faultEnv, cfg *wire.Config) (*serving, error) {
+	var stage Stage
+	if s, ok := o.Backend.(Stager); ok && o.OnStage != nil && s.Starting() != "" {
+		stage.What = "starting " + s.Starting()
+		o.OnStage(stage)
+	}
+	began := time.Now()
 	settings, err := o.Backend.Start(ctx, br, env.servers)
 	if err != nil {
 		return nil, err
+	}
+	if stage.What != "" {
+		stage.Done, stage.Took = true, time.Since(began)
+		o.OnStage(stage)
 	}
 	if settings != nil {
 		cfg.ContenderConfig = settings
 	}
 	return &serving{b: o.Backend, sched: cfg.Schedule}, nil
+}
+
+// logs is what the backend's processes printed, if it keeps that; call it
+// after stop.
+func (s *serving) logs() []history.ReplicaLog {
+	if l, ok := s.b.(Logs); ok {
+		return l.Logs()
+	}
+	return nil
 }
 
 // stop stops the backend once and returns what went wrong with it.
@@ -242,4 +277,32 @@ func lockClaims(claims []history.LockClaim, run string, lat *latency.Set) []hist
 		lat.ObserveClaims(claims)
 	}
 	return claims
+}
+
+// Stage is what a race does before its go signal that takes a while.
+type Stage struct {
+	// What it does: "starting 3 replicas of ticketd".
+	What string
+	// Done is set once it is done, Took how long it took then.
+	Done bool
+	Took time.Duration
+}
+
+// String is the stage as a progress line says it: "starting 3 replicas of
+// ticketd …", then "starting 3 replicas of ticketd … ready in 1.2s".
+func (s Stage) String() string {
+	if !s.Done {
+		return s.What + " …"
+	}
+	return s.What + " … ready in " + Roughly(s.Took)
+}
+
+// Roughly renders a duration as people read it in a progress line: to
+// the millisecond under a second ("340ms"), to the tenth of a second
+// above ("1.2s").
+func Roughly(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
 }

@@ -109,6 +109,10 @@ type Options struct {
 	// goroutines at once; OnFault follows when the strike is recorded,
 	// unless it missed and another holder is struck.
 	OnStrike func(history.FaultEvent)
+	// OnStage, if set, is told what the race is doing before its go
+	// signal when that takes a while (a service's replicas starting), as
+	// it begins and as it is done, from the race's goroutine.
+	OnStage func(Stage)
 }
 
 // Result is what a race leaves: the run's description (including any

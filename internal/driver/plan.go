@@ -53,6 +53,9 @@ type Hooks struct {
 	Fault func(history.FaultEvent)
 	// Strike is called as a strike begins (see Options.OnStrike).
 	Strike func(history.FaultEvent)
+	// Stage is called with what the race does before its go signal (see
+	// Options.OnStage).
+	Stage func(Stage)
 	// Done is called when the race ended, or could not start.
 	Done func()
 }
@@ -72,6 +75,7 @@ func Tee(tracks ...func(Options) Hooks) func(Options) Hooks {
 			Attempt: fan(all, func(h Hooks) func(history.Attempt) { return h.Attempt }),
 			Fault:   fan(all, func(h Hooks) func(history.FaultEvent) { return h.Fault }),
 			Strike:  fan(all, func(h Hooks) func(history.FaultEvent) { return h.Strike }),
+			Stage:   fan(all, func(h Hooks) func(Stage) { return h.Stage }),
 			Done: func() {
 				for _, h := range all {
 					if h.Done != nil {
@@ -131,7 +135,7 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *laten
 		var h Hooks
 		if p.Track != nil {
 			h = p.Track(o)
-			o.OnAttempt, o.OnGoAt, o.OnFault, o.OnStrike = h.Attempt, h.Go, h.Fault, h.Strike
+			o.OnAttempt, o.OnGoAt, o.OnFault, o.OnStrike, o.OnStage = h.Attempt, h.Go, h.Fault, h.Strike, h.Stage
 		}
 		res, err := Race(ctx, o)
 		if h.Done != nil {

@@ -124,6 +124,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	res.Run.Incomplete = append(res.Run.Incomplete, ws.wait()...)
 	res.Run.Incomplete = append(res.Run.Incomplete, serving.stop()...)
+	res.Run.ReplicaLogs = serving.logs()
 	res.Attempts = fillUnknown(res.Attempts, o, name)
 	br.Ledger.Ours = requestSet(res.Attempts)
 	back := o.Backend.ReadBack(ctx, br, readBackWait(o, began))

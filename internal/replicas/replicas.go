@@ -18,10 +18,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/childproc"
+	"github.com/hammer-load/hammer/internal/proclog"
 	"github.com/hammer-load/hammer/internal/sockets"
-
-	"github.com/hammer-load/hammer/internal/tail"
 )
 
 // Spec is how to start one replica.
@@ -42,6 +42,7 @@ type Spec struct {
 type Set struct {
 	spec Spec
 	rs   []*replica
+	logs []*proclog.Log // what each replica printed, by index, across restarts
 
 	own owners // which replica holds which connection (Scan, Known)
 }
@@ -51,7 +52,7 @@ type replica struct {
 	index int
 	port  int
 	cmd   *exec.Cmd
-	out   *tail.Buffer
+	log   *proclog.Log  // its index's log
 	done  chan struct{} // closed once the process exited and was reaped
 
 	mu      sync.Mutex
@@ -67,7 +68,10 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 	if len(spec.Command) == 0 {
 		return nil, errors.New("no command to start the service with")
 	}
-	s := &Set{spec: spec, rs: make([]*replica, n), own: newOwners()}
+	s := &Set{spec: spec, rs: make([]*replica, n), logs: make([]*proclog.Log, n), own: newOwners()}
+	for i := range s.logs {
+		s.logs[i] = proclog.New(LogHead, LogTail)
+	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -130,12 +134,13 @@ func (s *Set) launch(r *replica) error {
 	// A child that leaves the group with the output pipes open must not
 	// keep hammer waiting for them.
 	cmd.WaitDelay = 2 * time.Second
-	r.out = tail.New(4096)
-	cmd.Stdout, cmd.Stderr = r.out, r.out
+	r.log = s.logs[r.index]
+	cmd.Stdout, cmd.Stderr = r.log, r.log
 	cmd.SysProcAttr = childproc.Attr(true, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start replica %d (%s): %w", r.index, s.spec.Command[0], err)
 	}
+	r.log.Note("replica %d started: pid %d, port %d", r.index, cmd.Process.Pid, r.port)
 	done := make(chan struct{})
 	r.mu.Lock()
 	r.cmd, r.done = cmd, done
@@ -148,7 +153,7 @@ func (s *Set) launch(r *replica) error {
 			r.exitErr = err.Error()
 		}
 		if !r.killed {
-			r.deaths = append(r.deaths, fmt.Sprintf("replica %d (pid %d) %s%s", r.index, cmd.Process.Pid, r.exitErr, said(r.out)))
+			r.deaths = append(r.deaths, fmt.Sprintf("replica %d (pid %d) %s%s", r.index, cmd.Process.Pid, r.exitErr, said(r.log)))
 		}
 		r.mu.Unlock()
 		close(done)
@@ -203,13 +208,13 @@ func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 		}
 		select {
 		case <-r.exited():
-			return fmt.Errorf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), said(r.out))
+			return fmt.Errorf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), said(r.log))
 		case <-ctx.Done():
 			return fmt.Errorf("interrupted while replica %d started: %w", r.index, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("replica %d (%s) not ready after %s (GET %s: %s)%s", r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, said(r.out))
+	return fmt.Errorf("replica %d (%s) not ready after %s (GET %s: %s)%s", r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, said(r.log))
 }
 
 // exit says how r ended; call only once r.done is closed.
@@ -322,12 +327,38 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// said is what a replica printed last, as ": line", or "".
-func said(out *tail.Buffer) string {
-	if l := out.Last(); l != "" {
-		return ": " + l
+// said is what a replica printed last that says something, as ": line |
+// line", or "".
+func said(log *proclog.Log) string {
+	if q := log.Quote(QuoteLines); q != "" {
+		return ": " + q
 	}
 	return ""
+}
+
+// The size of a replica's log: its first LogHead bytes and its last
+// LogTail are kept, the middle of a longer one is cut. 64 KiB at most a
+// replica, held until the results folder is saved: 100 replicas in each
+// of 10 cells hold 64 MiB at worst; the tail holds some hundreds of lines,
+// enough for a crash's stack and what led to it.
+const (
+	LogHead = 16 << 10
+	LogTail = 48 << 10
+)
+
+// QuoteLines is the most lines of a replica's log that an error or a
+// note quotes.
+const QuoteLines = 4
+
+// Logs is what each replica printed, by index, with its last words; call
+// it once the replicas stopped.
+func (s *Set) Logs() []history.ReplicaLog {
+	out := make([]history.ReplicaLog, len(s.logs))
+	for i, l := range s.logs {
+		text, cut := l.Bytes()
+		out[i] = history.ReplicaLog{Replica: i, Written: l.Written(), Cut: cut, Last: l.Last(QuoteLines), Text: text}
+	}
+	return out
 }
 
 // ownEnv is hammer's environment without its own HAMMER_ settings, which

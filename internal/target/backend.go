@@ -56,6 +56,8 @@ type Backend struct {
 var (
 	_ driver.Backend = (*Backend)(nil)
 	_ driver.Holders = (*Backend)(nil)
+	_ driver.Logs    = (*Backend)(nil)
+	_ driver.Stager  = (*Backend)(nil)
 )
 
 // NewBackend is variant v of f, started as n replicas (when f says how),
@@ -179,6 +181,28 @@ func (b *Backend) Stop() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append(b.set.Deaths(), b.trouble...)
+}
+
+// Starting says what Start starts: "3 replicas of ticketd" ("" for
+// replicas hammer did not start).
+func (b *Backend) Starting() string {
+	if b.file.Service == nil {
+		return ""
+	}
+	what := "replicas"
+	if b.replicas == 1 {
+		what = "replica"
+	}
+	return fmt.Sprintf("%d %s of %s", b.replicas, what, b.file.ServiceName())
+}
+
+// Logs is what each replica printed, once Stop stopped them; nil for
+// replicas hammer did not start.
+func (b *Backend) Logs() []history.ReplicaLog {
+	if b.set == nil {
+		return nil
+	}
+	return b.set.Logs()
 }
 
 // Name names replica proc.

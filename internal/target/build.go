@@ -34,6 +34,15 @@ func Build(ctx context.Context, f *File) error {
 	return f.checkExecutable("service.command", f.Service.Command[0])
 }
 
+// ServiceName names the service in progress lines: the file's name, or
+// its folder's.
+func (f *File) ServiceName() string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return filepath.Base(f.Dir)
+}
+
 // run runs the build command argv from the file's folder.
 func run(ctx context.Context, f *File, argv []string) error {
 	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
