@@ -210,9 +210,11 @@ func ttlSeconds(opts []string) float64 {
 // MONITOR stream (go-redis's own MONITOR loses lines). offset is Redis's
 // clock minus hammer's, in ns, as TIME told it just before (zero when
 // the two agree within the round trip: one host's clock).
-func monitor(ctx context.Context, opt *redis.Options) (conn net.Conn, offset int64, err error) {
+func monitor(ctx context.Context, opt *redis.Options) (net.Conn, int64, error) {
 	var d net.Dialer
-	conn, err = d.DialContext(ctx, "tcp", opt.Addr)
+	// conn is the dialled connection itself, never reset: the AfterFunc
+	// below closes it when ctx ends, whichever way monitor returned.
+	conn, err := d.DialContext(ctx, "tcp", opt.Addr)
 	if err != nil {
 		return nil, 0, fmt.Errorf("monitor the lock: %w", err)
 	}
@@ -243,7 +245,8 @@ func monitor(ctx context.Context, opt *redis.Options) (conn net.Conn, offset int
 			return nil, 0, fmt.Errorf("monitor the lock: %w", err)
 		}
 	}
-	if offset, err = clockOffset(conn, r); err != nil {
+	offset, err := clockOffset(conn, r)
+	if err != nil {
 		conn.Close()
 		return nil, 0, fmt.Errorf("monitor the lock: TIME: %w", err)
 	}
