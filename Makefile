@@ -78,9 +78,11 @@ test-short:
 
 ## test: vet, then every test with -race against real Redis, PostgreSQL, the example services (built
 ## first) and headless Chromium; what is missing is installed (apt-get as root) or named, and the
-## integration tests fail, never skip, without it
+## integration tests fail, never skip, without it; then, without -race (which makes frames larger),
+## the guard of a lock waiter's stack size
 test: services test-tools examples vet
 	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestLineWaitersFitTheirStack$$' ./internal/worker
 
 ## test-tools: install Node/npm, PHP (php-cli, php-pgsql, php-nrk-predis) and Chromium if missing (scripts/ensure-test-tools.sh)
 test-tools:

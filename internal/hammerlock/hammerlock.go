@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -167,26 +166,53 @@ func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duratio
 // lock on key or wait has passed. Errors count as a failed try (a
 // restarting Redis answers again soon) until every try has failed with one
 // for Backoff.GiveUp; then, or if the last try failed with an error, that
-// error is returned instead of ErrTimeout. With handoff for key, a waiter
-// whose first try failed waits in line: only the head tries again, at
-// once when a release is announced, else after its backoff. If claim is
-// not nil, try is that acquisition, and a holder of this process releasing
-// the lock may take it for the head of the line with claim (see Claim).
+// error is returned instead of ErrTimeout. With handoff for key, the
+// waiter first joins the line: only its head tries, at once when a
+// release is announced, else after its backoff, and the others wait their
+// turn without a command. If claim is not nil, try is that acquisition,
+// and a holder of this process releasing the lock may take it for the
+// head of the line with claim (see Claim).
+//
+// Retry itself is kept to a small frame, and so are its callers' in
+// hammer, so that the tens of thousands of waiters of a flash sale, which
+// wait in it for their turn, each fit in a small goroutine stack; the
+// tries run in retry, on the stack of the few at the head.
 func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng *rand.Rand, claim *Claim, try func() (Lease, bool, error)) (Lease, error) {
 	deadline := time.Now().Add(wait)
+	q := l.lines[key]
+	if q == nil {
+		return l.retry(ctx, deadline, rng, nil, try)
+	}
+	in := q.join(claim, deadline)
+	if err := in.await(ctx); err != nil {
+		l.leave(ctx, in)
+		return Lease{}, err
+	}
+	lease, err := l.retry(ctx, deadline, rng, in, try)
+	l.leave(ctx, in)
+	return lease, err
+}
+
+// leave takes in out of its line and releases a lock a holder took for it
+// that it did not use (it gave up as the lock was passed to it, or took
+// it itself after it expired).
+func (l *Locker) leave(ctx context.Context, in *place) {
+	if unused, ok := in.leave(); ok {
+		_, _ = l.Release(context.WithoutCancel(ctx), unused)
+	}
+}
+
+// retry is Retry's loop of tries, made by a waiter alone (in is nil) or by
+// the head of a line.
+func (l *Locker) retry(ctx context.Context, deadline time.Time, rng *rand.Rand, in *place, try func() (Lease, bool, error)) (Lease, error) {
 	sleep := l.backoff.Min
 	var failing time.Time // when the current run of errors began
-	var in *place         // our place in line, once we joined it
-	defer func() {
-		if in == nil {
-			return
-		}
-		if unused, ok := in.leave(); ok {
-			// Taken for us as we gave up (or took it ourselves after it expired).
-			_, _ = l.Release(context.WithoutCancel(ctx), unused)
-		}
-	}()
 	for {
+		if in != nil {
+			if why := in.q.dismissal(); why != nil {
+				return Lease{}, why
+			}
+		}
 		lease, ok, err := try()
 		if ok {
 			if in != nil {
@@ -203,12 +229,6 @@ func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng 
 		}
 		if err != nil && l.backoff.GiveUp > 0 && time.Since(failing) >= l.backoff.GiveUp {
 			return Lease{}, err
-		}
-		if q := l.lines[key]; q != nil && in == nil {
-			in = q.join(claim)
-			if werr := in.await(ctx, deadline); werr != nil {
-				return Lease{}, cmpErr(werr, err)
-			}
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -276,107 +296,6 @@ func (l *Locker) Holder(ctx context.Context, key string) (string, error) {
 		return "", nil
 	}
 	return v, err
-}
-
-// Release deletes the lock only if it still holds the lease's token. It
-// reports whether the key was ours; false means the lock had expired and
-// may have been taken by someone else meanwhile. With handoff for the key,
-// the release also passes the lock on in the same round trip: to the head
-// of this process's line, taken for it with its Claim, or else announced
-// to every process's waiters. On a Redlock it deletes the key on every
-// node that still holds the token, is ours when a majority did, and is
-// always announced, never passed.
-func (l *Locker) Release(ctx context.Context, lease Lease) (bool, error) {
-	if l.quorum != nil {
-		return l.releaseQuorum(ctx, lease)
-	}
-	q := l.lines[lease.Key]
-	if q == nil {
-		n, err := l.release.Run(ctx, l.rdb, []string{lease.Key}, lease.Token).Int()
-		if err != nil {
-			return false, fmt.Errorf("release %s: %w", lease.Key, err)
-		}
-		return n == 1, nil
-	}
-	if head := q.next(); head != nil {
-		return l.releaseAndPass(ctx, q, head, lease)
-	}
-	defer q.wake()
-	n, err := l.releaseAndAnnounce(ctx, lease)
-	if err != nil {
-		return false, fmt.Errorf("release %s: %w", lease.Key, err)
-	}
-	return n == 1, nil
-}
-
-// releaseAndAnnounce runs the release script and publishes the release in
-// one round trip; a failed publish only makes the other waiters poll. The
-// script goes as EVAL, not EVALSHA: a Redis without it in its cache (new,
-// or restarted) would otherwise refuse the release and still publish it,
-// waking every waiter to a lock that is still taken.
-func (l *Locker) releaseAndAnnounce(ctx context.Context, lease Lease) (int64, error) {
-	var del *redis.Cmd
-	// A failed pipeline sets its error on every command, del included;
-	// only the announcement's own failure is ignored.
-	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		del = p.Eval(ctx, fixtures.ReleaseScript(), []string{lease.Key}, lease.Token)
-		p.Publish(ctx, ReleasedChannel(lease.Key), "")
-		return nil
-	})
-	return del.Int64()
-}
-
-// releaseAndPass runs the release script and, right behind it in the same
-// round trip, head's own acquisition: Redis runs the two back to back, so
-// the lock is free for no more than that. Both scripts go as EVAL (not
-// EVALSHA), so that a Redis that restarted and lost its script cache
-// cannot leave the release undone while the acquisition ran. If the
-// acquisition fails (the lock was not ours and is held) head is woken and
-// polls; if head gave up meanwhile, the lock taken for it is released.
-func (l *Locker) releaseAndPass(ctx context.Context, q *line, head *place, lease Lease) (bool, error) {
-	next, err := newToken()
-	if err != nil {
-		return false, err
-	}
-	var del, take *redis.Cmd
-	var set *redis.StatusCmd
-	sent := time.Now()
-	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		del = p.Eval(ctx, fixtures.ReleaseScript(), []string{lease.Key}, lease.Token)
-		if head.claim.FenceKey != "" {
-			take = p.Eval(ctx, fixtures.AcquireFencedScript(), []string{lease.Key, head.claim.FenceKey}, next, head.claim.TTL.Milliseconds())
-		} else {
-			set = p.SetArgs(ctx, lease.Key, next, redis.SetArgs{Mode: "NX", TTL: head.claim.TTL})
-		}
-		return nil
-	})
-	n, err := del.Int64()
-	if err != nil {
-		q.wake()
-		return false, fmt.Errorf("release %s: %w", lease.Key, err)
-	}
-	passed := Lease{Key: lease.Key, Token: next, Sent: sent}
-	var perr error
-	if take != nil {
-		passed.Fence, perr = take.Int64()
-		if perr == nil && passed.Fence == 0 {
-			perr = redis.Nil
-		}
-	} else {
-		perr = set.Err()
-	}
-	switch {
-	case perr != nil:
-		q.wake() // not taken for head (held by another, or failed): it polls
-	case !q.hand(head, passed):
-		_, _ = l.Release(ctx, passed) // head left: the lock goes on from here
-	default:
-		// Let the new holder run now, on this thread, rather than after
-		// whatever the releasing goroutine does next, or on another
-		// thread woken for it.
-		runtime.Gosched()
-	}
-	return n == 1, nil
 }
 
 // jitter returns a duration in [d/2, d], so waiters that collided once spread out.

@@ -2,7 +2,6 @@ package hammerlock
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 )
@@ -12,26 +11,40 @@ import (
 // trusts it for ownership, which SET NX PX alone decides.
 func ReleasedChannel(key string) string { return key + ":released" }
 
-// line is the waiters of one process for one lock key. Only its head polls
-// Redis; the others wait for their turn without sending a command or
-// holding a connection. A holder of this process that releases the lock
-// takes it for the head in the same round trip (a SET NX PX right behind
-// the release, see Claim), up to maxRun times in a row; then, and for a
-// holder with nobody waiting behind it, the release is announced on
-// ReleasedChannel and wakes the heads of every process's line, who try at
-// once. A release nobody announced (an expired TTL, a deleted key, a
-// dropped subscription) is still found by the head's polling with backoff:
-// it is late, never missed.
+// line is the waiters of one process for one lock key, in the order they
+// came. Only its head tries the lock; the others wait for their turn
+// without sending a command, holding a connection or a timer of their own.
+// A holder of this process that releases the lock takes it for the head in
+// the same round trip (a SET NX PX right behind the release, see Claim),
+// up to maxRun times in a row; then, and for a holder with nobody waiting
+// behind it, the release is announced on ReleasedChannel and wakes the
+// heads of every process's line, who try at once. A release nobody
+// announced (an expired TTL, a deleted key, a dropped subscription) is
+// still found by the head's polling with backoff: it is late, never missed.
+//
+// The waiters behind the head are a linked list through their places, so
+// that any of them leaves in constant time, and one timer for the whole
+// line sends home those whose wait is over (expire).
 type line struct {
-	mu      sync.Mutex
-	waiting []*place
+	mu         sync.Mutex
+	head, tail *place
 	// failing is when the heads' tries began to fail with errors one
-	// after the other (zero while they do not): a new head inherits it,
-	// so that a line gives up on a dead Redis as soon as one waiter would.
+	// after the other (zero while they do not), and lastErr the last such
+	// error: a new head inherits both, so that a line gives up on a dead
+	// Redis as soon as one waiter would, and a waiter whose wait ran out
+	// while it did says why.
 	failing time.Time
+	lastErr error
 	// run counts the lock's passes from holder to head within this
 	// process since it last came from elsewhere.
 	run int
+	// expiry fires at armed (zero: not armed), the earliest deadline of
+	// the waiters behind the head.
+	expiry *time.Timer
+	armed  time.Time
+	// dismissed, once set (Locker.Dismiss), sends every waiter home with
+	// it, those in line and those to come.
+	dismissed error
 }
 
 // maxRun bounds how many times in a row the lock passes inside one
@@ -39,15 +52,25 @@ type line struct {
 // other processes are not starved while this one has a line.
 const maxRun = 8
 
-// place is one waiter's spot in a line.
+// expirySlack is how late the line's timer may send a waiter home: the
+// deadlines of waiters that joined within it are served by one firing.
+const expirySlack = time.Millisecond
+
+// place is one waiter's spot in a line. It is kept small: a line of a
+// flash sale has tens of thousands of them.
 type place struct {
-	q *line
-	// turn is closed when the place heads the line.
+	q          *line
+	prev, next *place
+	in         bool // linked in q
+	deadline   time.Time
+	// turn is closed when the place heads the line, or is sent home with
+	// out set (before the close).
 	turn chan struct{}
-	// kick holds a release seen while the place was, or would become, the head.
-	kick chan struct{}
-	// claim, if not nil, lets a releasing holder take the lock for this
-	// waiter; handed then holds the lease it took.
+	out  error
+	// kick holds a release seen while the place was the head; handed
+	// holds the lease a releasing holder took for it with its claim. Both
+	// are made when the place becomes the head.
+	kick   chan struct{}
 	claim  *Claim
 	handed chan Lease
 }
@@ -62,16 +85,51 @@ type Claim struct {
 	FenceKey string
 }
 
-// join puts a waiter at the end of the line.
-func (q *line) join(claim *Claim) *place {
-	p := &place{q: q, turn: make(chan struct{}), kick: make(chan struct{}, 1), claim: claim, handed: make(chan Lease, 1)}
+// join puts a waiter whose wait ends at deadline at the end of the line.
+// After a dismissal the place it returns is sent home already.
+func (q *line) join(claim *Claim, deadline time.Time) *place {
+	p := &place{q: q, turn: make(chan struct{}), claim: claim, deadline: deadline}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.waiting = append(q.waiting, p)
-	if len(q.waiting) == 1 {
-		close(p.turn)
+	switch {
+	case q.dismissed != nil:
+		p.sendHome(q.dismissed)
+	case q.head == nil:
+		q.head, q.tail, p.in = p, p, true
+		p.promote()
+	default:
+		p.prev, q.tail.next, q.tail, p.in = q.tail, p, p, true
+		q.arm(deadline)
 	}
 	return p
+}
+
+// promote makes p, which now heads the line, ready to try: it can be
+// kicked and handed the lock, and its turn has come.
+func (p *place) promote() {
+	p.kick, p.handed = make(chan struct{}, 1), make(chan Lease, 1)
+	close(p.turn)
+}
+
+// sendHome ends p's wait with err; p is not, or no longer, in line.
+func (p *place) sendHome(err error) {
+	p.out = err
+	close(p.turn)
+}
+
+// unlink takes p out of the list; the caller holds q.mu.
+func (q *line) unlink(p *place) {
+	if p.prev != nil {
+		p.prev.next = p.next
+	} else {
+		q.head = p.next
+	}
+	if p.next != nil {
+		p.next.prev = p.prev
+	} else {
+		q.tail = p.prev
+	}
+	p.prev, p.next, p.in = nil, nil, false
 }
 
 // leave takes p out of the line; if p was the head, the next waiter
@@ -81,11 +139,11 @@ func (p *place) leave() (unused Lease, ok bool) {
 	q := p.q
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if i := slices.Index(q.waiting, p); i >= 0 {
-		q.waiting = slices.Delete(q.waiting, i, i+1)
-		if i == 0 && len(q.waiting) > 0 {
-			next := q.waiting[0]
-			close(next.turn)
+	if p.in {
+		wasHead := q.head == p
+		q.unlink(p)
+		if next := q.head; wasHead && next != nil {
+			next.promote()
 			select {
 			case <-p.kick: // a release p did not use: the lock may be free
 				next.kick <- struct{}{}
@@ -100,20 +158,95 @@ func (p *place) leave() (unused Lease, ok bool) {
 	return unused, ok
 }
 
+// arm makes the line's timer fire by deadline; the caller holds q.mu.
+func (q *line) arm(deadline time.Time) {
+	if !q.armed.IsZero() && !deadline.Before(q.armed) {
+		return
+	}
+	q.armed = deadline
+	d := time.Until(deadline) + expirySlack
+	if q.expiry == nil {
+		q.expiry = time.AfterFunc(d, q.expire)
+	} else {
+		q.expiry.Reset(d)
+	}
+}
+
+// expire sends home the waiters behind the head whose wait is over, with
+// ErrTimeout, or with the error the line's tries failed with if they were
+// failing, and arms the timer for the next deadline. The head keeps its
+// own deadline as it tries.
+func (q *line) expire() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.armed = time.Time{}
+	if q.head == nil {
+		return
+	}
+	now := time.Now()
+	why := ErrTimeout
+	if q.lastErr != nil {
+		why = q.lastErr
+	}
+	var next time.Time
+	for p := q.head.next; p != nil; {
+		after := p.next
+		switch {
+		case !p.deadline.After(now):
+			q.unlink(p)
+			p.sendHome(why)
+		case next.IsZero() || p.deadline.Before(next):
+			next = p.deadline
+		}
+		p = after
+	}
+	if !next.IsZero() {
+		q.arm(next)
+	}
+}
+
+// dismiss sends every waiter behind the head home with why, now and from
+// here on, and wakes the head, which returns why at its next try.
+func (q *line) dismiss(why error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.dismissed != nil {
+		return
+	}
+	q.dismissed = why
+	if q.head == nil {
+		return
+	}
+	for p := q.head.next; p != nil; {
+		after := p.next
+		q.unlink(p)
+		p.sendHome(why)
+		p = after
+	}
+	q.kickHead()
+}
+
+// dismissal is why the line was dismissed, nil if it was not.
+func (q *line) dismissal() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.dismissed
+}
+
 // next returns the head of the line if a releasing holder should take the
 // lock for it, counting the pass; nil when nobody waits with a Claim, or
 // after maxRun passes in a row (which starts a new run).
 func (q *line) next() *place {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.waiting) == 0 || q.waiting[0].claim == nil {
+	if q.head == nil || q.head.claim == nil || q.dismissed != nil {
 		return nil
 	}
 	if q.run++; q.run > maxRun {
 		q.run = 0
 		return nil
 	}
-	return q.waiting[0]
+	return q.head
 }
 
 // hand gives p the lease a releasing holder took for it; false if p no
@@ -122,12 +255,12 @@ func (q *line) next() *place {
 func (q *line) hand(p *place, lease Lease) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.waiting) == 0 || q.waiting[0] != p {
+	if q.head != p {
 		return false
 	}
 	select {
 	case p.handed <- lease:
-		q.failing = time.Time{} // Redis answered the pass
+		q.failing, q.lastErr = time.Time{}, nil // Redis answered the pass
 		return true
 	default:
 		return false
@@ -140,6 +273,7 @@ func (q *line) hand(p *place, lease Lease) bool {
 func (q *line) tried(err error) time.Time {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.lastErr = err
 	switch {
 	case err == nil:
 		q.failing = time.Time{}
@@ -154,53 +288,37 @@ func (q *line) tried(err error) time.Time {
 func (q *line) took() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.failing, q.run = time.Time{}, 0
+	q.failing, q.lastErr, q.run = time.Time{}, nil, 0
 }
 
 // wake tells the head of the line that the lock was released.
 func (q *line) wake() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.waiting) == 0 {
+	q.kickHead()
+}
+
+// kickHead wakes the head, if any; the caller holds q.mu.
+func (q *line) kickHead() {
+	if q.head == nil {
 		return
 	}
 	select {
-	case q.waiting[0].kick <- struct{}{}:
+	case q.head.kick <- struct{}{}:
 	default: // one pending wake-up is as good as several
 	}
 }
 
-// await waits until p heads the line. It returns ctx's error, or
-// ErrTimeout at deadline.
-func (p *place) await(ctx context.Context, deadline time.Time) error {
+// await waits until p heads the line, and returns nil then; or the reason
+// it was sent home (ErrTimeout at its deadline, a dismissal), or ctx's
+// error. It holds no timer: the line's sends it home.
+func (p *place) await(ctx context.Context) error {
 	select {
 	case <-p.turn:
-		return nil
-	default:
-	}
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-p.turn:
-		return nil
+		return p.out
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
-		return ErrTimeout
 	}
-}
-
-// Waiting is how many of this Locker's waiters for key are in its line:
-// each tried once, found the lock taken, and waits for a release, the
-// lock handed to it, or its turn to poll. Zero for a key without handoff.
-func (l *Locker) Waiting(key string) int {
-	q := l.lines[key]
-	if q == nil {
-		return 0
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.waiting)
 }
 
 // Wake tells this Locker's waiters for key that the lock was released
@@ -212,3 +330,18 @@ func (l *Locker) Wake(key string) {
 		q.wake()
 	}
 }
+
+// Dismiss sends this Locker's waiters for key home with why: those in
+// line at once, the head at its next try, and those that come later
+// without trying, so that Retry returns why to each. It is for a wait
+// that became pointless for everyone (the sector sold out). A Locker
+// without handoff for key has no line to dismiss.
+func (l *Locker) Dismiss(key string, why error) {
+	if q := l.lines[key]; q != nil {
+		q.dismiss(why)
+	}
+}
+
+// Handoff reports whether this Locker's waiters for key wait in line (see
+// WithHandoff).
+func (l *Locker) Handoff(key string) bool { return l.lines[key] != nil }

@@ -46,20 +46,24 @@ func handOver(t *testing.T, holder, waiter *hammerlock.Locker, key string, tries
 	if err != nil || !ok {
 		t.Fatalf("acquire: ok=%v err=%v", ok, err)
 	}
-	var tried atomic.Int32
+	var tried, failed atomic.Int32
 	got := make(chan error, 1)
 	go func() {
 		_, err := waiter.Retry(ctx, key, 5*time.Second, nil, &hammerlock.Claim{TTL: time.Minute}, func() (hammerlock.Lease, bool, error) {
 			tried.Add(1)
-			return waiter.TryAcquire(ctx, key, time.Minute)
+			lease, ok, err := waiter.TryAcquire(ctx, key, time.Minute)
+			if !ok {
+				failed.Add(1)
+			}
+			return lease, ok, err
 		})
 		got <- err
 	}()
-	// The waiter tried once and joined its line; from here a release
-	// cannot pass it by (a wake or a handed lease is kept for it).
-	for deadline := time.Now().Add(5 * time.Second); waiter.Waiting(key) == 0; time.Sleep(time.Millisecond) {
+	// The waiter heads its line and found the lock taken; from here a
+	// release cannot pass it by (a wake or a handed lease is kept for it).
+	for deadline := time.Now().Add(5 * time.Second); failed.Load() == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the waiter did not join its line within 5s")
+			t.Fatal("the waiter did not try within 5s")
 		}
 	}
 	if ours, err := holder.Release(ctx, lease); err != nil || !ours {
@@ -133,11 +137,63 @@ func TestLineOnlyHeadPolls(t *testing.T) {
 		switch {
 		case n > 10:
 			polling++
-		case n > 3: // its first try, and at most a try or two once it headed the line at its deadline
+		case n > 2: // at most a try or two, had it headed the line at its deadline
 			t.Errorf("waiter %d tried %d times while not heading the line", i, n)
 		}
 	}
 	if polling != 1 {
 		t.Errorf("tries %v: want exactly one waiter polling (the head), got %d", tries, polling)
+	}
+}
+
+// TestDismissSendsTheLineHome: a dismissal ends the wait of every waiter
+// of the line with its reason, the head's and those behind it, long
+// before their deadline, and a waiter that comes later returns it without
+// a try.
+func TestDismissSendsTheLineHome(t *testing.T) {
+	ctx := context.Background()
+	rdb, key := client(t)
+	if err := rdb.Set(ctx, key, "someone else", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	l := hammerlock.New(rdb, patient).WithHandoff(key)
+	soldOut := errors.New("sold out")
+	var tries atomic.Int32
+	try := func() (hammerlock.Lease, bool, error) {
+		tries.Add(1)
+		return l.TryAcquire(ctx, key, time.Minute)
+	}
+	const waiters = 50
+	errs := make(chan error, waiters)
+	for range waiters {
+		go func() {
+			_, err := l.Retry(ctx, key, time.Minute, nil, nil, try)
+			errs <- err
+		}()
+	}
+	for deadline := time.Now().Add(5 * time.Second); tries.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no waiter tried within 5s")
+		}
+	}
+	start := time.Now()
+	l.Dismiss(key, soldOut)
+	for i := range waiters {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, soldOut) {
+				t.Errorf("waiter %d: %v, want the dismissal's reason", i, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d of %d waiters still waiting 5s after the dismissal", waiters-i, waiters)
+		}
+	}
+	t.Logf("line of %d sent home in %v", waiters, time.Since(start))
+	before := tries.Load()
+	if _, err := l.Retry(ctx, key, time.Minute, nil, nil, try); !errors.Is(err, soldOut) {
+		t.Errorf("a waiter after the dismissal: %v, want its reason", err)
+	}
+	if n := tries.Load(); n != before {
+		t.Errorf("a waiter after the dismissal tried %d times, want none", n-before)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -24,9 +25,11 @@ var ErrHintedSoldOut = errors.New("the sector sold out while the contender waite
 type SoldOutHint struct {
 	rdb redis.Cmdable
 	key string
-	// known is done once this process knows the sector sold out.
-	known context.Context
-	tell  context.CancelCauseFunc
+	// known is done once this process knows the sector sold out, and
+	// soldOut true: read on every attempt, it is a load, not a channel.
+	known   context.Context
+	tell    context.CancelCauseFunc
+	soldOut atomic.Bool
 }
 
 // NewSoldOutHint returns the hint kept in Redis under key.
@@ -40,10 +43,20 @@ func (h *SoldOutHint) Channel() string { return h.key }
 
 // Heard is called for a message on Channel: another process was told
 // "sold out" by the database.
-func (h *SoldOutHint) Heard() { h.tell(ErrHintedSoldOut) }
+func (h *SoldOutHint) Heard() { h.learn() }
 
 // Known reports whether this process already knows the sector sold out.
-func (h *SoldOutHint) Known() bool { return h.known.Err() != nil }
+func (h *SoldOutHint) Known() bool { return h.soldOut.Load() }
+
+// learn records that this process knows the sector sold out.
+func (h *SoldOutHint) learn() {
+	h.soldOut.Store(true)
+	h.tell(ErrHintedSoldOut)
+}
+
+// whenKnown calls f once, in its own goroutine, when this process learns
+// the sector sold out.
+func (h *SoldOutHint) whenKnown(f func()) { context.AfterFunc(h.known, f) }
 
 // Seen reads the hint: from what this process knows, else from Redis (one
 // round trip). An error reads as not seen: the contender then queues.
@@ -53,7 +66,7 @@ func (h *SoldOutHint) Seen(ctx context.Context) bool {
 	}
 	n, err := h.rdb.Exists(ctx, h.key).Result()
 	if err == nil && n == 1 {
-		h.tell(ErrHintedSoldOut)
+		h.learn()
 		return true
 	}
 	return false
@@ -65,7 +78,7 @@ func (h *SoldOutHint) Set(ctx context.Context) error {
 	if h.Known() {
 		return nil
 	}
-	h.tell(ErrHintedSoldOut)
+	h.learn()
 	_, err := h.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Set(ctx, h.key, "1", 0)
 		p.Publish(ctx, h.key, "")

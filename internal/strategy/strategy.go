@@ -77,6 +77,9 @@ type Contender struct {
 	// SoldOut spares lock waiters a sold-out sector; nil when off, and
 	// for modes without a lock.
 	SoldOut *SoldOutHint
+	// bindHint makes the hint end a lock wait through its context (see
+	// acquireBound): for a lock without a line to dismiss.
+	bindHint bool
 }
 
 // Deps are what New wires a contender from.
@@ -142,53 +145,73 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 	if d.Extend && c.Lock != nil {
 		c.ExtendEvery = d.LockTTL / 3
 	}
-	if c.Lock != nil {
-		// A library's waiters learn of a sold-out sector from the
-		// contender alone: before they try, and while they wait (the
-		// hint ends their wait's context).
+	if c.Lock != nil && d.SoldOut != nil {
 		c.SoldOut, own.SoldOut = d.SoldOut, d.SoldOut
+		if c.Lock == Lock(own) && d.Locker != nil && d.Locker.Handoff(d.LockKey) {
+			// hammer's own lock sends its whole line home at once.
+			d.SoldOut.whenKnown(func() { d.Locker.Dismiss(d.LockKey, ErrHintedSoldOut) })
+		} else {
+			// A library's waiters learn of it from the contender alone:
+			// before they try, and while they wait (the hint ends their
+			// wait's context).
+			c.bindHint = true
+		}
 	}
 	return c
 }
 
 // Attempt makes one purchase and fills in a: its timestamps, outcome, seat
 // and error. a must carry the run, mode, process, goroutine and request id.
+//
+// Its frame, acquire's and the lock's are kept small: in a flash sale
+// tens of thousands of contenders wait in them for the lock, each on a
+// small goroutine stack (the sale runs in sell, on the stacks of the few
+// that got the lock).
 func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Rand) {
 	a.Invoke = now()
+	if c.Lock == nil {
+		c.sell(ctx, a)
+	} else if lease, ok := c.acquire(ctx, a, rng); ok {
+		c.sellHolding(ctx, a, lease)
+	}
+	a.Complete = now()
+	if c.Faults != nil {
+		c.Faults.Done(a)
+	}
+}
+
+// sellHolding sells holding lease, keeps the lock alive while it does (see
+// heartbeat) and releases it.
+func (c *Contender) sellHolding(ctx context.Context, a *history.Attempt, lease hammerlock.Lease) {
+	a.LockAcquired, a.Token = now(), lease.Fence
+	if !lease.Sent.IsZero() {
+		a.LockSent = lease.Sent.UnixNano()
+	}
+	stop := c.heartbeat(ctx, lease)
 	defer func() {
-		a.Complete = now()
-		if c.Faults != nil {
-			c.Faults.Done(a)
-		}
+		a.Extended, a.ExtendFailed = stop()
+		c.release(ctx, a, lease)
 	}()
+	c.sell(ctx, a)
+}
+
+// sell tries to take a seat, with the lock held if the mode has one, and
+// says the outcome in a.
+func (c *Contender) sell(ctx context.Context, a *history.Attempt) {
+	if err := c.at(ctx, a, Holding, nil); err != nil {
+		// The fault counter at this point lives in Redis.
+		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerRedis, err)
+		return
+	}
 	req := seatdb.Request{
 		Sector:    c.Sector,
 		RequestID: a.RequestID,
 		Worker:    WorkerName(a.Proc, a.Goroutine),
 		StartedAt: time.Unix(0, a.Invoke),
+		Token:     a.Token,
 		MidWrite: func(ctx context.Context, q seatdb.Querier) error {
 			return c.at(ctx, a, MidWrite, q)
 		},
-	}
-	if c.Lock != nil {
-		lease, ok := c.acquire(ctx, a, rng)
-		if !ok {
-			return
-		}
-		a.LockAcquired, a.Token, req.Token = now(), lease.Fence, lease.Fence
-		if !lease.Sent.IsZero() {
-			a.LockSent = lease.Sent.UnixNano()
-		}
-		stop := c.heartbeat(ctx, lease)
-		defer func() {
-			a.Extended, a.ExtendFailed = stop()
-			c.release(ctx, a, lease)
-		}()
-	}
-	if err := c.at(ctx, a, Holding, nil); err != nil {
-		// The fault counter at this point lives in Redis.
-		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerRedis, err)
-		return
 	}
 	a.DBStart = now()
 	res, err := c.Sell(ctx, req)
@@ -216,30 +239,51 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 
 // acquire takes the lock for attempt a; ok is false when it did not, with
 // a's outcome said. A contender that learns from the sold-out hint that the
-// sector sold out answers "sold out" without the lock.
+// sector sold out answers "sold out" without the lock: before it waits, or
+// while it does (the hint dismisses the line of hammer's own lock, and
+// ends the wait's context of a lock library).
 func (c *Contender) acquire(ctx context.Context, a *history.Attempt, rng *rand.Rand) (hammerlock.Lease, bool) {
-	actx := ctx
-	if c.SoldOut != nil {
-		if c.SoldOut.Known() {
-			a.Outcome, a.Hinted = history.SoldOut, true
-			return hammerlock.Lease{}, false
-		}
-		var stop func()
-		actx, stop = c.SoldOut.Bind(ctx)
-		defer stop()
+	if c.SoldOut != nil && c.SoldOut.Known() {
+		a.Outcome, a.Hinted = history.SoldOut, true
+		return hammerlock.Lease{}, false
 	}
-	lease, err := c.Lock.Acquire(actx, rng, func(ctx context.Context) error { return c.at(ctx, a, AcquireGap, nil) })
+	if c.bindHint {
+		return c.acquireBound(ctx, a, rng)
+	}
+	lease, err := c.Lock.Acquire(ctx, rng, c.gap(a))
+	return lease, c.acquired(ctx, ctx, a, err)
+}
+
+// acquireBound is acquire with the wait's context ended by the sold-out
+// hint.
+func (c *Contender) acquireBound(ctx context.Context, a *history.Attempt, rng *rand.Rand) (hammerlock.Lease, bool) {
+	actx, stop := c.SoldOut.Bind(ctx)
+	defer stop()
+	lease, err := c.Lock.Acquire(actx, rng, c.gap(a))
+	return lease, c.acquired(ctx, actx, a, err)
+}
+
+// gap is the fault point inside a lock acquisition of several commands.
+func (c *Contender) gap(a *history.Attempt) func(context.Context) error {
+	return func(ctx context.Context) error { return c.at(ctx, a, AcquireGap, nil) }
+}
+
+// acquired says whether the lock was taken (err nil), and otherwise says
+// why not in a's outcome; actx is the wait's context, bound to the hint
+// or ctx itself.
+func (c *Contender) acquired(ctx, actx context.Context, a *history.Attempt, err error) bool {
+	hinted := errors.Is(err, ErrHintedSoldOut) || errors.Is(context.Cause(actx), ErrHintedSoldOut)
 	switch {
 	case err == nil:
-		return lease, true
-	case errors.Is(context.Cause(actx), ErrHintedSoldOut) && ctx.Err() == nil:
+		return true
+	case hinted && ctx.Err() == nil:
 		a.Outcome, a.Hinted = history.SoldOut, true
 	case errors.Is(err, hammerlock.ErrTimeout):
 		a.Outcome = history.LockTimeout
 	default:
 		a.Outcome, a.Err, a.Infra = history.Error, err.Error(), failed(history.ServerRedis, err)
 	}
-	return hammerlock.Lease{}, false
+	return false
 }
 
 // failed names server when err is an infrastructure failure, else "".

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/internal/realtime"
+	"github.com/hammer-load/hammer/internal/wire"
 )
 
 // barrier holds a worker's goroutines until the go signal and lets them
@@ -32,6 +33,8 @@ type barrier struct {
 	// restores it once.
 	gcPercent int
 	resume    sync.Once
+	// stack is the stack size each goroutine grows to (see primeStack).
+	stack int
 	// burstWanted asks openAt for a real-time burst; burst is it, once
 	// started (nil if it could not be), and limit bounds it after the go
 	// instant (its timer runs burstLead + limit from its beginning).
@@ -45,19 +48,28 @@ type barrier struct {
 const burstHeap = 64 << 20
 
 // burstLead is how long before the go instant a real-time burst begins,
-// time enough to make a worker's threads real-time; burstLimit bounds it
-// after the instant, should its last goroutine not pass the barrier
-// before (burstLead + burstLimit from its beginning, on the monotonic
-// clock, whatever the wall clock does).
+// time enough to make a worker's threads real-time; burstLimit, plus
+// burstPerGoroutine for each of the worker's goroutines, bounds it after
+// the instant, should its last goroutine not pass the barrier before
+// (burstLead plus that limit from its beginning, on the monotonic clock,
+// whatever the wall clock does). A worker of 12,500 goroutines needs some
+// 100 ms on 2 cores only to wake them: a fixed 50 ms cut its burst off
+// while most still waited, and their start then spread over the others'
+// first attempts (docs/design/2026-12-06-flash-sale.md).
 const (
-	burstLimit = 50 * time.Millisecond
-	burstLead  = 5 * time.Millisecond
+	burstLimit        = 50 * time.Millisecond
+	burstPerGoroutine = 20 * time.Microsecond
+	burstLead         = 5 * time.Millisecond
 )
 
-// newBarrier is a closed barrier for goroutines goroutines; with rt, its
-// start is a real-time burst.
-func newBarrier(goroutines int, rt bool) *barrier {
-	b := &barrier{prime: make(chan struct{}), open: make(chan struct{}), burstWanted: rt, limit: burstLimit}
+// newBarrier is a closed barrier for goroutines goroutines, each of which
+// grows its stack to stack bytes before the go signal (see primeStack);
+// with rt, its start is a real-time burst.
+func newBarrier(goroutines, stack int, rt bool) *barrier {
+	b := &barrier{
+		prime: make(chan struct{}), open: make(chan struct{}), stack: stack,
+		burstWanted: rt, limit: burstLimit + time.Duration(goroutines)*burstPerGoroutine,
+	}
 	b.left.Store(int64(goroutines))
 	b.primed.Add(goroutines)
 	return b
@@ -118,7 +130,7 @@ func (b *barrier) openAt(at int64) {
 // again. Every goroutine of the barrier must call it once.
 func (b *barrier) wait() {
 	<-b.prime
-	primeStack()
+	primeStack(b.stack / 2)
 	b.primed.Done()
 	<-b.open
 	if b.left.Add(-1) == 0 {
@@ -132,16 +144,41 @@ func (b *barrier) wait() {
 // be copied while the others wait for the CPU to start: 20 % of a worker's
 // CPU between the signal and the last first attempt, in a 4 × 250 race on
 // 2 cores.
-const primedStack = 16 << 10
+//
+// waitStack is the stack of a goroutine that waits in line for hammer's
+// own lock: only the head of the line tries the lock, and the others wait
+// in frames kept small for it (hammerlock.Locker.Retry), so that the
+// 12,500 goroutines of a worker in a flash sale hold 50 MiB of stacks, not
+// 200. The few at the head grow theirs as they try.
+const (
+	primedStack = 16 << 10
+	waitStack   = 4 << 10
+)
 
-// primeStack grows the calling goroutine's stack to primedStack and
-// touches it, so that the start neither copies it nor faults its pages in.
+// stackFor is the stack the goroutines of a worker grow to before the go
+// signal: waitStack when each waits in line for hammer's own lock,
+// primedStack otherwise.
+func stackFor(cfg *wire.Config) int {
+	if cfg.Contender == "" && handoff(*cfg) {
+		return waitStack
+	}
+	return primedStack
+}
+
+// primeStack grows the calling goroutine's stack so that it uses size
+// bytes more than at the call, in frames of 512 bytes, and touches it, so
+// that the start neither copies the stack nor faults its pages in. A
+// goroutine's stack doubles when it overflows: size half the stack wanted
+// grows it to that.
 //
 //go:noinline
-func primeStack() byte {
-	var pad [primedStack / 2]byte
+func primeStack(size int) byte {
+	var pad [512]byte
 	for i := range pad {
 		pad[i] = byte(i)
 	}
-	return pad[len(pad)-1]
+	if size <= len(pad) {
+		return pad[len(pad)-1]
+	}
+	return primeStack(size-len(pad)) + pad[0]
 }

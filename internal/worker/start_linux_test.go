@@ -36,7 +36,7 @@ func TestRealtimeStart(t *testing.T) {
 		{"ordinary", false, time.Hour, false},
 	} {
 		const n = 50
-		b := newBarrier(n, tt.realtime)
+		b := newBarrier(n, primedStack, tt.realtime)
 		b.limit = tt.limit
 		var fifo atomic.Int64
 		var passed sync.WaitGroup

@@ -14,7 +14,7 @@ func TestHoldPrimesStacks(t *testing.T) {
 	const n = 200
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	b := newBarrier(n, false)
+	b := newBarrier(n, primedStack, false)
 	var passed sync.WaitGroup
 	for range n {
 		passed.Go(b.wait)

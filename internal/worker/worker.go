@@ -59,7 +59,7 @@ func Main(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 
 	ob := &outbox{rep: w, live: cfg.Fault.StopsProcesses(), every: shipEvery, lat: latency.NewSet()}
 	rt := cfg.Realtime && realtime.Supported()
-	start := newBarrier(cfg.Goroutines, rt)
+	start := newBarrier(cfg.Goroutines, stackFor(&cfg), rt)
 	jobs := make(chan job)
 	done, err := startContenders(ctx, cfg, c, ob, start, jobs)
 	if err != nil {
@@ -125,9 +125,9 @@ func startContenders(ctx context.Context, cfg wire.Config, c Contender,
 			warm.Done()
 			if cfg.Rate > 0 {
 				start.wait()
-				serve(ctx, cfg, c, g, jobs, ob)
+				serve(ctx, &cfg, c, g, jobs, ob)
 			} else {
-				contend(ctx, cfg, c, g, start, ob)
+				contend(ctx, &cfg, c, g, start, ob)
 			}
 		}()
 	}
@@ -144,9 +144,9 @@ func startContenders(ctx context.Context, cfg wire.Config, c Contender,
 // model: every contender fires at the go signal). It builds its first
 // request before start is closed, so that what happens after the go
 // signal is the attempt itself.
-func contend(ctx context.Context, cfg wire.Config, c Contender, g int, start *barrier, out *outbox) {
+func contend(ctx context.Context, cfg *wire.Config, c Contender, g int, start *barrier, out *outbox) {
 	rngs := newRNGs(cfg, g)
-	base := newBase(cfg, history.Attempt{Goroutine: g, RequestID: wire.RequestID(cfg.Proc, g, 0)})
+	base := newBase(cfg, g, wire.RequestID(cfg.Proc, g, 0))
 	start.wait()
 	for k := range cfg.Attempts {
 		if k > 0 {
@@ -181,25 +181,27 @@ func dispatch(ctx context.Context, cfg wire.Config, goAt int64, jobs chan<- job)
 }
 
 // serve makes the open model's requests that goroutine g picks up.
-func serve(ctx context.Context, cfg wire.Config, c Contender, g int, jobs <-chan job, out *outbox) {
+func serve(ctx context.Context, cfg *wire.Config, c Contender, g int, jobs <-chan job, out *outbox) {
 	rngs := newRNGs(cfg, g)
+	base := newBase(cfg, g, "")
 	for j := range jobs {
-		base := newBase(cfg, history.Attempt{Goroutine: g, RequestID: wire.OpenRequestID(cfg.Proc, j.n), Intended: j.intended})
+		base.RequestID, base.Intended = wire.OpenRequestID(cfg.Proc, j.n), j.intended
 		request(ctx, c, base, rngs, out)
 	}
 }
 
-// newBase fills in what every attempt of the worker carries.
-func newBase(cfg wire.Config, a history.Attempt) history.Attempt {
-	a.Run, a.Mode, a.Proc = cfg.Run, cfg.Mode, cfg.Proc
-	return a
+// newBase is what every attempt of goroutine g carries, first of all its
+// request id. It lives on the heap, not in the frame of the goroutine's
+// loop, which waits under every attempt.
+func newBase(cfg *wire.Config, g int, requestID string) *history.Attempt {
+	return &history.Attempt{Run: cfg.Run, Mode: cfg.Mode, Proc: cfg.Proc, Goroutine: g, RequestID: requestID}
 }
 
 // request makes one request: one attempt, in the calling goroutine, or
 // under the duplicate fault two at once with the same request id.
-func request(ctx context.Context, c Contender, base history.Attempt, rngs []*rand.Rand, out *outbox) {
+func request(ctx context.Context, c Contender, base *history.Attempt, rngs []*rand.Rand, out *outbox) {
 	if len(rngs) == 1 {
-		a := base
+		a := *base
 		c.Attempt(ctx, &a, rngs[0])
 		out.attempt(&a)
 		return
@@ -209,7 +211,7 @@ func request(ctx context.Context, c Contender, base history.Attempt, rngs []*ran
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := base
+			a := *base
 			a.Try = try
 			c.Attempt(ctx, &a, rngs[try])
 			out.attempt(&a)
@@ -219,7 +221,7 @@ func request(ctx context.Context, c Contender, base history.Attempt, rngs []*ran
 }
 
 // newRNGs seeds one random source per copy of a request goroutine g sends.
-func newRNGs(cfg wire.Config, g int) []*rand.Rand {
+func newRNGs(cfg *wire.Config, g int) []*rand.Rand {
 	rngs := make([]*rand.Rand, cfg.Fault.Copies())
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Proc)<<32|uint64(g)<<1|uint64(i)))

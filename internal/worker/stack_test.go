@@ -1,0 +1,97 @@
+//go:build !race
+
+// The race detector's instrumentation makes frames larger than the
+// worker's build has them: this guard is about the build users run.
+
+package worker
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/internal/hammerlock"
+	"github.com/hammer-load/hammer/internal/strategy"
+	"github.com/hammer-load/hammer/internal/wire"
+	"github.com/hammer-load/hammer/latency"
+	"github.com/hammer-load/hammer/scenarios"
+)
+
+// TestLineWaitersFitTheirStack guards the memory of a flash sale: a
+// goroutine that waits in line for hammer's own lock, from the worker's
+// loop through the strategy to the lock's wait, fits in waitStack. A frame
+// that grows on that path doubles the stack of every waiter (12,500 per
+// worker), which this test sees as stacks twice the size.
+//
+// The lock's Redis never answers (its dial blocks until the attempt is
+// cancelled), so the head of the line tries for as long as the test
+// lasts and the others wait behind it: nothing here is a verdict.
+func TestLineWaitersFitTheirStack(t *testing.T) {
+	const n = 400
+	key := "hammer:test:stack-guard"
+	cfg := &wire.Config{Mode: scenarios.LockPlusUpdate, Goroutines: n, Attempts: 1, Seed: 1}
+	if got := stackFor(cfg); got != waitStack {
+		t.Fatalf("stackFor(lock-plus-update, hammer's lock) = %d, want waitStack %d", got, waitStack)
+	}
+	silent := redis.NewClient(&redis.Options{
+		Addr: "127.0.0.1:1", MaxRetries: -1,
+		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		DialTimeout: time.Hour,
+	})
+	defer silent.Close()
+	locker := hammerlock.New(silent, hammerlock.Backoff{Min: time.Hour, Max: time.Hour}).WithHandoff(key)
+	c := &builtin{c: strategy.New(cfg.Mode, strategy.Deps{Locker: locker, LockKey: key, LockTTL: time.Minute, LockWait: time.Hour})}
+	ob := &outbox{rep: newReporter(discard{}, 0), lat: latency.NewSet()}
+
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ctx, cancel := context.WithCancel(context.Background())
+	b := newBarrier(n, stackFor(cfg), false)
+	done, err := startContenders(ctx, *cfg, c, ob, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		done.Wait()
+	}()
+	b.hold()
+	defer b.release()
+	b.openAt(time.Now().UnixNano())
+	waiting := 0
+	for deadline := time.Now().Add(10 * time.Second); waiting < n-1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d goroutines wait in line after 10s, want all but the head", waiting, n)
+		}
+		waiting = inAwait()
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	// Each waiter's stack, plus the head's grown one and what the runtime
+	// started meanwhile: well under the doubled stacks of a frame too big.
+	grown, most := after.StackInuse-before.StackInuse, uint64(n*waitStack*5/4+256<<10)
+	t.Logf("stacks grew by %d KiB for %d goroutines (%d B each)", grown>>10, n, grown/n)
+	if grown > most {
+		t.Errorf("stacks grew by %d KiB for %d goroutines waiting in line, want at most %d KiB: a frame on the waiting path outgrew %d KiB",
+			grown>>10, n, most>>10, waitStack>>10)
+	}
+}
+
+// inAwait counts the goroutines waiting for their turn in a lock's line.
+func inAwait() int {
+	buf := make([]byte, 8<<20)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "hammerlock.(*place).await(")
+}
+
+// discard is a writer that drops what it is given.
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
