@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/bounded"
@@ -97,7 +98,8 @@ func split(f history.Log, problems []Problem) []Run {
 
 // deal appends each record of xs to the records of its run, into slices
 // made to measure: a folder of 100,000 attempts would otherwise leave
-// twice that in outgrown copies behind.
+// twice that in outgrown copies behind. The records of a run that has
+// them all are xs itself.
 func deal[T any](xs []T, recs map[string]*history.Records, run func(T) string, field func(*history.Records) *[]T) {
 	counts := make(map[*history.Records]int, len(recs))
 	for _, x := range xs {
@@ -106,6 +108,12 @@ func deal[T any](xs []T, recs map[string]*history.Records, run func(T) string, f
 		}
 	}
 	for r, n := range counts {
+		if n == len(xs) {
+			// One run has them all (a folder of one race): it shares
+			// them, clipped so that an append to either copies.
+			*field(r) = slices.Clip(xs)
+			return
+		}
 		*field(r) = make([]T, 0, n)
 	}
 	for _, x := range xs {

@@ -58,6 +58,12 @@ const DefaultTimeout = 10 * time.Second
 // alone took longer than the race (25 s).
 const MaxOperations = 250_000
 
+// MaxDrawn bounds the history Check keeps for porcupine to draw (see
+// Result.Visualize); a bigger one is checked all the same. A drawing of
+// a 100,000-contender race is a page of 28 MB, and making it took 105 MiB
+// of the coordinator's memory, a tenth of what the whole race may use.
+const MaxDrawn = 25_000
+
 // History is what the check looks at for one run.
 type History struct {
 	// Run names the run, for the visualization.
@@ -177,8 +183,10 @@ func Check(h History, timeout time.Duration) Result {
 		r.Status, r.Reason = NotChecked, fmt.Sprintf("porcupine did not finish within %s", timeout)
 	}
 	r.Elapsed = time.Since(began)
-	info.AddAnnotations(annotations(h, span(h)))
-	r.vis = &visual{model: model, info: info, run: h.Run, verdict: r.Summary(), illegal: r.Status == Illegal}
+	if len(ops) <= MaxDrawn {
+		info.AddAnnotations(annotations(h, span(h)))
+		r.vis = &visual{model: model, info: info, run: h.Run, verdict: r.Summary(), illegal: r.Status == Illegal}
+	}
 	return r
 }
 

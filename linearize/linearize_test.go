@@ -2,6 +2,7 @@ package linearize
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +252,24 @@ func TestCheckTooLarge(t *testing.T) {
 	got := Check(h, DefaultTimeout)
 	if got.Status != NotChecked || !strings.Contains(got.Reason, "more than porcupine is given") || time.Since(began) > time.Second {
 		t.Fatalf("got %s after %s, want not checked at once", got.Summary(), time.Since(began))
+	}
+}
+
+// TestCheckTooLargeToDraw: a history of more than MaxDrawn operations is
+// checked all the same, but not kept to draw; a smaller one is drawn.
+func TestCheckTooLargeToDraw(t *testing.T) {
+	for _, h := range []History{newRace(100).sellout(1, 100, 900).h, newRace(9000).sellout(1, 9000, 0).h} {
+		got := Check(h, DefaultTimeout)
+		if got.Status != OK {
+			t.Fatalf("%d operations: %s, want ok", got.Operations, got.Summary())
+		}
+		drawn := got.Operations <= MaxDrawn
+		if got.CanVisualize() != drawn {
+			t.Errorf("%d operations: can visualize %v, want %v (MaxDrawn %d)", got.Operations, got.CanVisualize(), drawn, MaxDrawn)
+		}
+		if err := got.Visualize(io.Discard); drawn != (err == nil) {
+			t.Errorf("%d operations: Visualize: %v", got.Operations, err)
+		}
+		t.Logf("%d operations: drawn %v", got.Operations, drawn)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"strings"
 
 	"github.com/anishathalye/porcupine"
 
@@ -23,7 +22,8 @@ type visual struct {
 }
 
 // ErrNoVisualization is returned by Visualize for a run that was never
-// checked (its ledger was not read), which porcupine has nothing to draw of.
+// checked (its ledger was not read), which porcupine has nothing to draw
+// of, or whose history has more than MaxDrawn operations.
 var ErrNoVisualization = errors.New("no history was checked, so there is nothing to draw")
 
 // CanVisualize reports whether Visualize has a history to draw.
@@ -45,16 +45,41 @@ func (r Result) Visualize(w io.Writer) error {
 	if err := porcupine.Visualize(r.vis.model, r.vis.info, &b); err != nil {
 		return fmt.Errorf("visualize: %w", err)
 	}
-	page := b.String()
 	title := fmt.Sprintf("porcupine: %s", r.vis.run)
-	page = strings.Replace(page, "<title>Porcupine</title>", "<title>"+html.EscapeString(title)+"</title>", 1)
 	banner := fmt.Sprintf(`<p style="margin: 50px 8px 0">run <b>%s</b> — porcupine says <b>%s</b></p>`,
 		html.EscapeString(r.vis.run), html.EscapeString(r.vis.verdict))
-	page = strings.Replace(page, "<body>", "<body>\n    "+banner, 1)
-	if r.vis.illegal {
-		page = strings.Replace(page, "</body>", jumpOnLoad+"\n  </body>", 1)
+	edits := []edit{
+		{"<title>Porcupine</title>", "<title>" + html.EscapeString(title) + "</title>"},
+		{"<body>", "<body>\n    " + banner},
 	}
-	_, err := io.WriteString(w, page)
+	if r.vis.illegal {
+		edits = append(edits, edit{"</body>", jumpOnLoad + "\n  </body>"})
+	}
+	return splice(w, b.Bytes(), edits)
+}
+
+// edit replaces the first occurrence of old, after the previous edit's,
+// with new.
+type edit struct{ old, new string }
+
+// splice writes page to w with edits made, in the order they come in the
+// page, without a copy of it: a checked history of 100,000 attempts draws
+// a page of some 30 MB.
+func splice(w io.Writer, page []byte, edits []edit) error {
+	for _, e := range edits {
+		i := bytes.Index(page, []byte(e.old))
+		if i < 0 {
+			continue
+		}
+		if _, err := w.Write(page[:i]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, e.new); err != nil {
+			return err
+		}
+		page = page[i+len(e.old):]
+	}
+	_, err := w.Write(page)
 	return err
 }
 

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/hammer-load/hammer/folder"
+	"github.com/hammer-load/hammer/linearize"
 	"github.com/hammer-load/hammer/verify"
 )
 
@@ -23,16 +25,30 @@ func writeHistories(dir string, s Summary) (map[string]string, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
-		var b strings.Builder
-		if err := r.linearization.Visualize(&b); err != nil {
+		if err := writeHistory(path, r.linearization); err != nil {
 			return nil, fmt.Errorf("%s: %w", rel, err)
-		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			return nil, err
 		}
 		pages[r.Name] = rel
 	}
 	return pages, nil
+}
+
+// writeHistory writes lin's visualization to the file at path, straight
+// from porcupine's page (see linearize.Result.Visualize).
+func writeHistory(path string, lin *linearize.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	err = lin.Visualize(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeCheckers writes report.md's section on the second checker: what
@@ -49,6 +65,8 @@ func writeCheckers(b *strings.Builder, s Summary, pages map[string]string) {
 		page := "–"
 		if p, ok := pages[r.Name]; ok {
 			page = fmt.Sprintf("[history](%s)", p)
+		} else if c.PorcupineOperations > linearize.MaxDrawn {
+			page = fmt.Sprintf("not drawn: %d operations, over %d", c.PorcupineOperations, linearize.MaxDrawn)
 		}
 		agreement := string(c.Agreement)
 		if c.Agreement == verify.Disagree {

@@ -114,7 +114,7 @@ func (x *index) unackedSales() (missing, moved []string, lost int) {
 	if !x.ledgerWhole() {
 		return nil, nil, 0
 	}
-	for _, id := range sortedIDs(x.attempts) {
+	for _, id := range x.attemptIDs {
 		rows := x.rows[id]
 		for _, a := range x.attempts[id] {
 			if a.Outcome != history.Sold {
@@ -142,7 +142,7 @@ func (x *index) phantomSales() []Violation {
 		return nil
 	}
 	var refused []string
-	for _, id := range sortedIDs(x.rows) {
+	for _, id := range x.rowIDs {
 		o, ok := refusal(x.attempts[id])
 		if !ok {
 			continue
@@ -178,7 +178,7 @@ func refusal(atts []history.Attempt) (history.Outcome, bool) {
 // by more than one ledger row.
 func (x *index) duplicateRequests() []Violation {
 	var inAttempts, inRows []string
-	for _, id := range sortedIDs(x.attempts) {
+	for _, id := range x.attemptIDs {
 		// Copies of one request (the duplicate fault) differ in Try.
 		tries := map[int]int{}
 		for _, a := range x.attempts[id] {
@@ -188,7 +188,7 @@ func (x *index) duplicateRequests() []Violation {
 			inAttempts = append(inAttempts, fmt.Sprintf("%s (%d attempts)", quoteEmpty(id), n))
 		}
 	}
-	for _, id := range sortedIDs(x.rows) { // empty when the ledger was not read
+	for _, id := range x.rowIDs { // empty when the ledger was not read
 		if rows := x.rows[id]; len(rows) > 1 && x.ledgerUsable() {
 			inRows = append(inRows, fmt.Sprintf("%s (seats %s)", quoteEmpty(id), andList(seatsOf(rows))))
 		}

@@ -13,7 +13,10 @@ type index struct {
 	in       Input
 	attempts map[string][]history.Attempt // by request id, in history order
 	rows     map[string][]history.Sale    // by request id, in ledger order
-	overlaps []overlap                    // lock holders that overlapped, with why
+	// attemptIDs and rowIDs are the keys of attempts and rows in natural
+	// order, sorted once for every check.
+	attemptIDs, rowIDs []string
+	overlaps           []overlap // lock holders that overlapped, with why
 	// miscounted says, per worker, where the history holds another number
 	// of attempts than the race made.
 	miscounted []string
@@ -35,6 +38,7 @@ func newIndex(in Input) *index {
 	for _, s := range in.Sales {
 		x.rows[s.RequestID] = append(x.rows[s.RequestID], s)
 	}
+	x.attemptIDs, x.rowIDs = sortedIDs(x.attempts), sortedIDs(x.rows)
 	x.ownSales = distinctOwn(in.Sales, x.attempts)
 	x.overlaps = x.classify()
 	x.miscounted = miscounted(in)
@@ -148,7 +152,7 @@ func (x *index) count(o history.Outcome) int {
 // as "request (outcome)" sorted by request id.
 func (x *index) unrecognised() []string {
 	var out []string
-	for _, id := range sortedIDs(x.attempts) {
+	for _, id := range x.attemptIDs {
 		for _, a := range x.attempts[id] {
 			if !known(a.Outcome) {
 				out = append(out, fmt.Sprintf("%s (%q)", quoteEmpty(id), a.Outcome))
@@ -209,7 +213,7 @@ func (x *index) lostAcks() string {
 // "request (seat N)" sorted by request id.
 func (x *index) orphanRows() []string {
 	var out []string
-	for _, id := range sortedIDs(x.rows) {
+	for _, id := range x.rowIDs {
 		if len(x.attempts[id]) > 0 {
 			continue
 		}
@@ -228,7 +232,7 @@ func (x *index) unmatched() (n int, first, replica string) {
 	if x.in.Fault.ExplainsErrors() {
 		return 0, "", ""
 	}
-	for _, id := range sortedIDs(x.attempts) {
+	for _, id := range x.attemptIDs {
 		for _, a := range x.attempts[id] {
 			if a.Outcome == history.Unknown && a.Status != 0 {
 				if n == 0 {

@@ -41,8 +41,9 @@ func fillUnknown(got []history.Attempt, o Options, run string) []history.Attempt
 	for _, a := range got {
 		seen[copyOf{a.RequestID, a.Try}] = true
 	}
+	copies := o.Scenario.Fault.Copies()
 	for base := range expectedRequests(o) {
-		for try := range o.Scenario.Fault.Copies() {
+		for try := range copies {
 			if !seen[copyOf{base.RequestID, try}] {
 				a := base
 				a.Run, a.Mode, a.Try, a.Outcome = run, o.Scenario.Mode, try, history.Unknown

@@ -58,6 +58,11 @@ func Main(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	defer closeAll()
 
 	ob := &outbox{rep: w, live: cfg.Fault.StopsProcesses(), every: shipEvery, lat: latency.NewSet()}
+	if !ob.live && cfg.Rate == 0 {
+		// The closed model's records, made to measure: appended one by
+		// one they would leave as much again in outgrown copies.
+		ob.held = make([]history.Attempt, 0, cfg.Goroutines*cfg.Attempts*cfg.Fault.Copies())
+	}
 	rt := cfg.Realtime && realtime.Supported()
 	start := newBarrier(cfg.Goroutines, stackFor(&cfg), rt)
 	jobs := make(chan job)
@@ -111,6 +116,7 @@ func startContenders(ctx context.Context, cfg wire.Config, c Contender,
 	var warm sync.WaitGroup
 	done := &sync.WaitGroup{}
 	warmErrs := make(chan error, cfg.Goroutines)
+	copies := cfg.Fault.Copies()
 	for g := range cfg.Goroutines {
 		warm.Add(1)
 		done.Add(1)
@@ -123,11 +129,12 @@ func startContenders(ctx context.Context, cfg wire.Config, c Contender,
 				return
 			}
 			warm.Done()
+			rngs := newRNGs(&cfg, g, copies)
 			if cfg.Rate > 0 {
 				start.wait()
-				serve(ctx, &cfg, c, g, jobs, ob)
+				serve(ctx, &cfg, c, g, rngs, jobs, ob)
 			} else {
-				contend(ctx, &cfg, c, g, start, ob)
+				contend(ctx, &cfg, c, g, rngs, start, ob)
 			}
 		}()
 	}
@@ -144,15 +151,14 @@ func startContenders(ctx context.Context, cfg wire.Config, c Contender,
 // model: every contender fires at the go signal). It builds its first
 // request before start is closed, so that what happens after the go
 // signal is the attempt itself.
-func contend(ctx context.Context, cfg *wire.Config, c Contender, g int, start *barrier, out *outbox) {
-	rngs := newRNGs(cfg, g)
-	base := newBase(cfg, g, wire.RequestID(cfg.Proc, g, 0))
+func contend(ctx context.Context, cfg *wire.Config, c Contender, g int, rngs []*rand.Rand, start *barrier, out *outbox) {
+	a := newAttempt(cfg, g, wire.RequestID(cfg.Proc, g, 0))
 	start.wait()
 	for k := range cfg.Attempts {
 		if k > 0 {
-			base.RequestID = wire.RequestID(cfg.Proc, g, k)
+			a = newAttempt(cfg, g, wire.RequestID(cfg.Proc, g, k))
 		}
-		request(ctx, c, base, rngs, out)
+		request(ctx, c, a, rngs, out)
 	}
 }
 
@@ -181,29 +187,27 @@ func dispatch(ctx context.Context, cfg wire.Config, goAt int64, jobs chan<- job)
 }
 
 // serve makes the open model's requests that goroutine g picks up.
-func serve(ctx context.Context, cfg *wire.Config, c Contender, g int, jobs <-chan job, out *outbox) {
-	rngs := newRNGs(cfg, g)
-	base := newBase(cfg, g, "")
+func serve(ctx context.Context, cfg *wire.Config, c Contender, g int, rngs []*rand.Rand, jobs <-chan job, out *outbox) {
 	for j := range jobs {
-		base.RequestID, base.Intended = wire.OpenRequestID(cfg.Proc, j.n), j.intended
-		request(ctx, c, base, rngs, out)
+		a := newAttempt(cfg, g, wire.OpenRequestID(cfg.Proc, j.n))
+		a.Intended = j.intended
+		request(ctx, c, a, rngs, out)
 	}
 }
 
-// newBase is what every attempt of goroutine g carries, first of all its
-// request id. It lives on the heap, not in the frame of the goroutine's
-// loop, which waits under every attempt.
-func newBase(cfg *wire.Config, g int, requestID string) *history.Attempt {
+// newAttempt is the record of a request of goroutine g, with what every
+// attempt of the worker carries. It lives on the heap, not in the frame of
+// the goroutine's loop, which waits under every attempt.
+func newAttempt(cfg *wire.Config, g int, requestID string) *history.Attempt {
 	return &history.Attempt{Run: cfg.Run, Mode: cfg.Mode, Proc: cfg.Proc, Goroutine: g, RequestID: requestID}
 }
 
-// request makes one request: one attempt, in the calling goroutine, or
-// under the duplicate fault two at once with the same request id.
-func request(ctx context.Context, c Contender, base *history.Attempt, rngs []*rand.Rand, out *outbox) {
+// request makes one request: attempt a, in the calling goroutine, or under
+// the duplicate fault two copies of it at once with the same request id.
+func request(ctx context.Context, c Contender, a *history.Attempt, rngs []*rand.Rand, out *outbox) {
 	if len(rngs) == 1 {
-		a := *base
-		c.Attempt(ctx, &a, rngs[0])
-		out.attempt(&a)
+		c.Attempt(ctx, a, rngs[0])
+		out.attempt(a)
 		return
 	}
 	var wg sync.WaitGroup
@@ -211,18 +215,18 @@ func request(ctx context.Context, c Contender, base *history.Attempt, rngs []*ra
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := *base
-			a.Try = try
-			c.Attempt(ctx, &a, rngs[try])
-			out.attempt(&a)
+			cp := *a
+			cp.Try = try
+			c.Attempt(ctx, &cp, rngs[try])
+			out.attempt(&cp)
 		}()
 	}
 	wg.Wait()
 }
 
 // newRNGs seeds one random source per copy of a request goroutine g sends.
-func newRNGs(cfg *wire.Config, g int) []*rand.Rand {
-	rngs := make([]*rand.Rand, cfg.Fault.Copies())
+func newRNGs(cfg *wire.Config, g, copies int) []*rand.Rand {
+	rngs := make([]*rand.Rand, copies)
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Proc)<<32|uint64(g)<<1|uint64(i)))
 	}
