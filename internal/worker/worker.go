@@ -61,7 +61,7 @@ func Main(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	if !ob.live && cfg.Rate == 0 {
 		// The closed model's records, made to measure: appended one by
 		// one they would leave as much again in outgrown copies.
-		ob.held = make([]history.Attempt, 0, cfg.Goroutines*cfg.Attempts*cfg.Fault.Copies())
+		ob.held = make([]*history.Attempt, 0, cfg.Goroutines*cfg.Attempts*cfg.Fault.Copies())
 	}
 	rt := cfg.Realtime && realtime.Supported()
 	start := newBarrier(cfg.Goroutines, stackFor(&cfg), rt)
@@ -247,7 +247,7 @@ type outbox struct {
 	every time.Duration // how often shipping ships: shipEvery
 	mu    sync.Mutex
 	lat   *latency.Set
-	held  []history.Attempt
+	held  []*history.Attempt
 	// shipMu is held from taking the records to having sent them, so that
 	// a ship returns only once every record taken before it was sent.
 	shipMu sync.Mutex
@@ -259,11 +259,13 @@ type outbox struct {
 // them, and progress is shown at this pace.
 const shipEvery = time.Second
 
+// attempt records the finished attempt a, which the outbox keeps: the
+// caller no longer touches it.
 func (o *outbox) attempt(a *history.Attempt) {
 	o.mu.Lock()
 	o.lat.Observe(*a)
 	if !o.live {
-		o.held = append(o.held, *a)
+		o.held = append(o.held, a)
 		o.mu.Unlock()
 		return
 	}
@@ -282,7 +284,7 @@ func (o *outbox) ship() {
 	o.mu.Unlock()
 	ms := make([]wire.Message, len(held))
 	for i := range held {
-		ms[i] = wire.Message{Attempt: &held[i]}
+		ms[i] = wire.Message{Attempt: held[i]}
 	}
 	o.rep.send(ms...)
 }
