@@ -50,8 +50,8 @@ type Config struct {
 	// (pgbench clients, hammer goroutines) making TxPerConn transactions
 	// each.
 	Conns, TxPerConn int
-	// BigTimeout is the --timeout of the 20k-contender run.
-	BigTimeout time.Duration
+	// FlashTimeout is the --timeout of the flash sale's run.
+	FlashTimeout time.Duration
 	// Cores is the machine's CPU count (pgbench's threads).
 	Cores int
 }
@@ -152,5 +152,5 @@ func newID() (string, error) {
 // defaultConfig is the bench's defaults.
 func defaultConfig() Config {
 	return Config{Rounds: 3, Hammer: "bin/hammer", Conns: 16, TxPerConn: 400,
-		BigTimeout: 90 * time.Second, Cores: runtime.NumCPU()}
+		FlashTimeout: 90 * time.Second, Cores: runtime.NumCPU()}
 }

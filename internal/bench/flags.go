@@ -27,7 +27,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.Hammer, "hammer", c.Hammer, "the hammer `binary` under test")
 	fs.IntVar(&c.Conns, "conns", c.Conns, "connections of the throughput figure (pgbench clients, hammer goroutines)")
 	fs.IntVar(&c.TxPerConn, "tx", c.TxPerConn, "transactions per connection of the throughput figure")
-	fs.DurationVar(&c.BigTimeout, "big-timeout", c.BigTimeout, "hammer's --timeout for the 20k-contender run")
+	fs.DurationVar(&c.FlashTimeout, "flash-timeout", c.FlashTimeout, "hammer's --timeout for the flash sale's run")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
@@ -57,8 +57,8 @@ func (c Config) check() error {
 	if s := c.throughputSeats(); s <= 0 || s > 1<<31-1 {
 		return fmt.Errorf("--conns %d × --tx %d is too many transactions for one sector", c.Conns, c.TxPerConn)
 	}
-	if c.BigTimeout < time.Second {
-		return fmt.Errorf("--big-timeout must be at least 1s, got %s", c.BigTimeout)
+	if c.FlashTimeout < time.Second {
+		return fmt.Errorf("--flash-timeout must be at least 1s, got %s", c.FlashTimeout)
 	}
 	if fi, err := os.Stat(c.Hammer); err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
 		return fmt.Errorf("--hammer %s is not an executable (build it: go build -o bin/hammer ./cmd/hammer, or run scripts/bench.sh)", c.Hammer)

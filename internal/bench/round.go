@@ -19,9 +19,6 @@ const (
 	// PostgreSQL connections: the minimal race's goroutines and pool.
 	raceContenders = raceProcs * raceGoroutines
 	raceConns      = raceProcs * racePool
-	// bigProcs × bigGoroutines are the 20k contenders.
-	bigProcs      = 8
-	bigGoroutines = 2500
 )
 
 // skewCount is how many sizes the start skew is measured at.
@@ -57,19 +54,25 @@ type Round struct {
 	// MinimalProcsSkew of the races above, MinimalSmallSkew of the
 	// minimal race of skewSizes()[1]'s contenders on raceConns connections.
 	MinimalSkew, MinimalProcsSkew, MinimalSmallSkew Value
-	// BigExit is the exit code of the 20k run, BigVerdict its verdict
-	// ("" without summary), BigRSS the sum of its processes' peak RSS
-	// in bytes over BigProcs processes.
-	BigExit    Value
-	BigVerdict string
-	BigRSS     Value
-	BigProcs   int
-	HandoffP50 Value
+	// FlashExit is the exit code of the flash sale (flash.go),
+	// FlashVerdict its verdict ("" without summary), FlashRSS the sum of
+	// its processes' peak RSS in bytes over FlashProcs processes;
+	// FlashSkew its start skew in ms and FlashPeak its peak in flight.
+	FlashExit    Value
+	FlashVerdict string
+	FlashRSS     Value
+	FlashProcs   int
+	FlashSkew    Value
+	FlashPeak    Value
+	// GoStartSkew is the flash sale's anchor: the start skew in ms of
+	// flashContenders goroutines behind one channel close.
+	GoStartSkew Value
+	HandoffP50  Value
 	// SetRPS and ReleaseRPS are redis-benchmark's; LockOpsPerSec is
 	// hammer lock-plus-update's lock commands per second.
 	SetRPS, ReleaseRPS, LockOpsPerSec Value
 	// Errors are measurements that failed (the bench exits 1); Notes are
-	// facts worth printing, like why the 20k run exited as it did.
+	// facts worth printing, like why the flash sale exited as it did.
 	Errors, Notes []string
 }
 
@@ -95,7 +98,8 @@ func (b *Bench) steps(round int) []step {
 		{"hammer skew " + skewSizes()[0].String(), b.stepSkew(0)},
 		{"hammer skew " + skewSizes()[1].String(), b.stepSkew(1)},
 		{"minimal Go race of " + strconv.Itoa(smallContenders()) + " goroutines", b.stepMinimalSmall},
-		{"hammer 20k contenders", b.stepBig},
+		{"hammer flash sale " + size{flashProcs, flashGoroutines}.String(), b.stepFlash},
+		{"minimal Go start of " + strconv.Itoa(flashContenders) + " goroutines", b.stepGoStart},
 		{"redis-benchmark", b.stepRedisBenchmark},
 	}
 	if round%2 == 0 {
@@ -304,25 +308,6 @@ func (b *Bench) stepSkew(i int) func(context.Context, *Round) error {
 		r.Skew[i], r.PeakInFlight[i], r.Realtime[i] = Optional(run.StartSkewMs), Optional(run.PeakInFlight), Optional(run.RealtimeWorkers)
 		return nil
 	}
-}
-
-// stepBig is the 20k-contender lock-plus-update run: exit code, verdict
-// and the peak RSS of all its processes. Its exit code is the figure, not
-// an error of the bench.
-func (b *Bench) stepBig(ctx context.Context, r *Round) error {
-	args := append(sizeArgs(bigProcs, bigGoroutines), "--mode", "lock-plus-update", "--timeout", b.cfg.BigTimeout.String())
-	res, err := b.hammer(ctx, hammerRun{name: "20k", args: args, sampleRSS: true})
-	if err != nil {
-		return err
-	}
-	r.BigExit = Known(float64(res.exit))
-	if res.run != nil { // it raced: without a summary it stopped at its flags
-		r.BigVerdict, r.BigRSS, r.BigProcs = res.run.Verdict, Known(float64(res.rss)), res.procs
-	}
-	if res.exit != 0 {
-		r.note("20k contenders: hammer " + res.why())
-	}
-	return nil
 }
 
 func (b *Bench) stepRedisBenchmark(ctx context.Context, r *Round) error {

@@ -59,10 +59,20 @@ func FigureRows(rounds []Round) []Row {
 		sizesRow(rounds, sk, "peak_in_flight", func(r Round) [skewCount]Value { return r.PeakInFlight }, nil),
 		sizesRow(rounds, sk, "workers in a real-time start", func(r Round) [skewCount]Value { return r.Realtime },
 			func(s size) string { return fmt.Sprintf(" of %d", s.procs) }),
-		bigExitRow(rounds),
-		Row{Figure: fmt.Sprintf("%dk contenders: peak RSS, all hammer processes", bigProcs*bigGoroutines/1000), Anchor: "-",
-			Rounds: each(rounds, func(r Round) Value { return r.BigRSS }), Format: mib,
+		flashExitRow(rounds),
+		Row{Figure: fmt.Sprintf("%dk contenders: peak RSS, all hammer processes", flashContenders/1000), Anchor: "-",
+			Rounds: each(rounds, func(r Round) Value { return r.FlashRSS }), Format: mib,
 			Goal: Goal{Op: AtMost, Limit: 1 << 30, Text: "≤ 1 GiB"}},
+		Row{Figure: fmt.Sprintf("%dk contenders: start skew", flashContenders/1000), Anchor: "-",
+			Rounds: each(rounds, func(r Round) Value { return r.FlashSkew }), Format: millis,
+			Goal: Goal{Op: AtMost, Limit: 50, Text: "≤ 50 ms"}},
+		Row{Figure: fmt.Sprintf("%dk contenders: start skew, hammer ÷ minimal Go start of %d goroutines", flashContenders/1000, flashContenders),
+			Anchor: "minimal Go's start skew",
+			Rounds: each(rounds, func(r Round) Value { return Ratio(r.FlashSkew, r.GoStartSkew) }),
+			Format: ratio, Goal: Goal{Op: AtMost, Limit: 1.5, Text: "≤ 1.5 ×"}},
+		Row{Figure: fmt.Sprintf("%dk contenders: peak in flight", flashContenders/1000), Anchor: "-",
+			Rounds: each(rounds, func(r Round) Value { return r.FlashPeak }), Format: count,
+			Goal: Goal{Op: AtLeast, Limit: flashContenders, Text: fmt.Sprintf("≥ %d", flashContenders)}},
 		Row{Figure: "lock handoff p50 (phase \"handoff\")", Anchor: "-",
 			Rounds: each(rounds, func(r Round) Value { return r.HandoffP50 }), Format: millis,
 			Goal: Goal{Op: AtMost, Limit: 0.3, Text: "≤ 0.3 ms"}},
@@ -97,16 +107,16 @@ func sizesRow(rounds []Round, sk [skewCount]size, figure string, values func(Rou
 	return row
 }
 
-// bigExitRow is the 20k run's exit code with its verdict; the goal is exit
-// 0 in every round.
-func bigExitRow(rounds []Round) Row {
-	row := Row{Figure: fmt.Sprintf("%dk contenders (%d × %d lock-plus-update): exit, verdict", bigProcs*bigGoroutines/1000, bigProcs, bigGoroutines),
+// flashExitRow is the flash sale's exit code with its verdict; the goal
+// is exit 0 in every round.
+func flashExitRow(rounds []Round) Row {
+	row := Row{Figure: fmt.Sprintf("%dk contenders (%s lock-plus-update): exit, verdict", flashContenders/1000, size{flashProcs, flashGoroutines}),
 		Anchor: "-", Format: count, Goal: Goal{Op: Every, Limit: 0, Text: "exit 0"}}
 	for _, r := range rounds {
-		row.Rounds = append(row.Rounds, r.BigExit)
-		text := row.show(r.BigExit)
-		if r.BigVerdict != "" {
-			text += " " + r.BigVerdict
+		row.Rounds = append(row.Rounds, r.FlashExit)
+		text := row.show(r.FlashExit)
+		if r.FlashVerdict != "" {
+			text += " " + r.FlashVerdict
 		}
 		row.Text = append(row.Text, text)
 	}
@@ -142,12 +152,14 @@ func MeasurementRows(rounds []Round) []Row {
 			Rounds: each(rounds, func(r Round) Value { return r.RedsyncGaveUp })},
 		{Figure: "bsm/redislock gave up", Anchor: "contenders past the 1 min lock wait", Format: count,
 			Rounds: each(rounds, func(r Round) Value { return r.RedislockGaveUp })},
-		{Figure: "20k contenders", Anchor: "hammer processes sampled", Format: count,
+		wall(fmt.Sprintf("minimal Go start of %d goroutines", flashContenders), "latest − earliest start, one process, one channel close",
+			func(r Round) Value { return r.GoStartSkew }),
+		{Figure: fmt.Sprintf("%dk contenders", flashContenders/1000), Anchor: "hammer processes sampled", Format: count,
 			Rounds: each(rounds, func(r Round) Value {
-				if r.BigRSS.Missing() {
+				if r.FlashRSS.Missing() {
 					return NA()
 				}
-				return Known(float64(r.BigProcs))
+				return Known(float64(r.FlashProcs))
 			})},
 		{Figure: "redis-benchmark SET key token NX PX ttl", Anchor: "rps, -c 50, one key", Format: perSec,
 			Rounds: each(rounds, func(r Round) Value { return r.SetRPS })},

@@ -69,8 +69,8 @@ func Render(w io.Writer, r Report) {
 	fmt.Fprintf(w, "## Machine\n\n- cores: %d, CPU: %s\n- kernel: %s\n- Go: %s\n- Redis: %s\n- PostgreSQL: %s\n- pgbench: %s; redis-benchmark: %s\n- hammer: %s\n\n",
 		m.Cores, m.CPU, m.Kernel, m.Go, m.Redis, m.PostgreSQL, m.Pgbench, m.RedisBenchmark, m.Hammer)
 	c := r.Config
-	fmt.Fprintf(w, "Rounds: %d (odd rounds run the steps in order, even rounds in reverse). Throughput: %d connections × %d transactions. Races: %d × %d contenders for %d seats, --pool %d (%d PostgreSQL connections). 20k: %d × %d lock-plus-update, --timeout %s.\n\n",
-		c.Rounds, c.Conns, c.TxPerConn, raceProcs, raceGoroutines, raceSeats, racePool, raceConns, bigProcs, bigGoroutines, c.BigTimeout)
+	fmt.Fprintf(w, "Rounds: %d (odd rounds run the steps in order, even rounds in reverse). Throughput: %d connections × %d transactions. Races: %d × %d contenders for %d seats, --pool %d (%d PostgreSQL connections). Flash sale: %d × %d lock-plus-update, --timeout %s.\n\n",
+		c.Rounds, c.Conns, c.TxPerConn, raceProcs, raceGoroutines, raceSeats, racePool, raceConns, flashProcs, flashGoroutines, c.FlashTimeout)
 	fmt.Fprintf(w, "## Figures\n\n")
 	writeTable(w, []string{"figure", "anchor"}, []string{"median", "goal", "met"}, len(r.Rounds), FigureRows(r.Rounds))
 	fmt.Fprintf(w, "\n## Measurements\n\n")
