@@ -263,10 +263,17 @@ func (c *Contender) acquireBound(ctx context.Context, a *history.Attempt, rng *r
 	return lease, c.acquired(ctx, actx, a, err)
 }
 
-// gap is the fault point inside a lock acquisition of several commands.
+// gap is the fault point inside a lock acquisition of several commands;
+// without faults, one that does nothing and costs the attempt nothing.
 func (c *Contender) gap(a *history.Attempt) func(context.Context) error {
+	if c.Faults == nil {
+		return noGap
+	}
 	return func(ctx context.Context) error { return c.at(ctx, a, AcquireGap, nil) }
 }
+
+// noGap is the gap of a contender without faults.
+func noGap(context.Context) error { return nil }
 
 // acquired says whether the lock was taken (err nil), and otherwise says
 // why not in a's outcome; actx is the wait's context, bound to the hint
