@@ -42,9 +42,27 @@ const bytesPerAttempt = 2560
 // bytesPerContender is what a worker keeps per contending goroutine: its
 // stack and what its attempt holds (the goroutines share the worker's
 // connections). Measured at about 22 KiB (8 × 2500 lock-plus-update
-// contenders: 79 MiB resident per worker) and 16 KiB (8 × 12500: 220 MiB);
+// contenders: 79 MiB resident per worker) and 16 KiB (8 × 12500: 220 MiB)
+// when every goroutine had a 16 KiB stack, as those of the modes without
+// hammer's lock still have (8 × 2500 update-only: 78 MiB per worker);
 // rounded up for safety.
-const bytesPerContender = 32 << 10
+//
+// bytesPerWaiter is the same for a contender that waits in line for
+// hammer's own lock on a 4 KiB stack: 8 KiB measured (8 × 12500
+// lock-plus-update: 100 MiB per worker, the binary's pages included),
+// rounded up.
+const (
+	bytesPerContender = 32 << 10
+	bytesPerWaiter    = 12 << 10
+)
+
+// contenderBytes is what a worker keeps per contender of o's race.
+func contenderBytes(o Options) int64 {
+	if o.Contender == "" && o.Scenario.Mode.UsesLock() && !o.Scenario.Lock.Library() {
+		return bytesPerWaiter
+	}
+	return bytesPerContender
+}
 
 // baseBytes is the coordinator's own footprint before the first attempt.
 const baseBytes = 128 << 20
@@ -69,14 +87,15 @@ func pgConns(o Options) int { return o.Procs*o.PoolSize + 3 }
 // hold: more attempts than the memory available can record, or more
 // connections per worker than a process may open.
 func CheckHost(opts []Options) error {
-	var attempts, contenders int64
+	var attempts, contenders, workerBytes int64
 	var fds int
 	for _, o := range opts {
 		attempts = max(attempts, int64(o.Contenders())*int64(o.Scenario.Fault.Copies()))
-		contenders = max(contenders, int64(o.Procs)*int64(o.Goroutines)*int64(o.Scenario.Fault.Copies()))
+		n := int64(o.Procs) * int64(o.Goroutines) * int64(o.Scenario.Fault.Copies())
+		contenders, workerBytes = max(contenders, n), max(workerBytes, n*contenderBytes(o))
 		fds = max(fds, o.withDefaults().RedisPool*nodes(o)+o.PoolSize+fdsPerWorker)
 	}
-	need := uint64(baseBytes) + uint64(attempts)*bytesPerAttempt + uint64(contenders)*bytesPerContender
+	need := uint64(baseBytes) + uint64(attempts)*bytesPerAttempt + uint64(workerBytes)
 	if avail, ok := availableMemory(); ok && need > avail/10*8 {
 		return limitf("%d attempts by %d contenders would need about %s of memory to race, record and verify, "+
 			"but %s is available; race fewer attempts or contenders", attempts, contenders, size(need), size(avail))

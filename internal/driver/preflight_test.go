@@ -64,3 +64,23 @@ func TestCheckVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestContenderBytes: a contender that waits in line for hammer's own
+// lock is reckoned at what its small stack holds; one of a mode without a
+// lock, of a lock library or of a service at the larger figure.
+func TestContenderBytes(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		want int64
+	}{
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockPlusUpdate}}, bytesPerWaiter},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.Fenced}}, bytesPerWaiter},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.UpdateOnly}}, bytesPerContender},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockOnly, Lock: scenarios.Redsync}}, bytesPerContender},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockOnly}, Contender: "http"}, bytesPerContender},
+	} {
+		if got := contenderBytes(c.o); got != c.want {
+			t.Errorf("contenderBytes(%s, lock %q, contender %q) = %d, want %d", c.o.Scenario.Mode, c.o.Scenario.Lock, c.o.Contender, got, c.want)
+		}
+	}
+}
