@@ -18,25 +18,43 @@ declare -A peak name
 start=$(date +%s.%N)
 "$@" &
 root=$!
-exe=$(readlink "/proc/$root/exe" 2>/dev/null || true)
+# COMMAND's executable, resolved as the kernel shows it in /proc/PID/exe:
+# the coordinator and its workers run it (reading it from the first
+# process instead races with the shell's exec).
+exe=$(readlink -f "$(command -v "$1")")
 
-# descendants prints root and every process below it.
+# descendants prints root and every process below it. Only shell builtins
+# run per process: a sample must not fork while the race's workers hold
+# the cores (the local stack's PostgreSQL alone has a process per
+# connection).
 descendants() {
-  local todo=("$root") p c
+  local todo=("$root") p f kids
   while [[ ${#todo[@]} -gt 0 ]]; do
     p=${todo[0]}
     todo=("${todo[@]:1}")
     echo "$p"
-    for c in $(cat "/proc/$p/task/"*/children 2>/dev/null); do todo+=("$c"); done
+    for f in /proc/"$p"/task/*/children; do
+      read -r -a kids <"$f" 2>/dev/null || true
+      todo+=("${kids[@]}")
+    done
   done
 }
 
+# hwm prints VmHWM of process $1 in KiB, nothing if it is gone.
+hwm() {
+  local key value rest
+  while read -r key value rest; do
+    [[ $key == VmHWM: ]] && { echo "$value"; return; }
+  done <"/proc/$1/status" 2>/dev/null
+}
+
 sample() {
-  local p kb
-  [[ -n $exe ]] || exe=$(readlink "/proc/$root/exe" 2>/dev/null || true)
+  local p kb comm
   for p in $(descendants); do
+    read -r comm <"/proc/$p/comm" 2>/dev/null || continue
+    [[ $comm == "${exe##*/}" ]] || continue
     [[ $(readlink "/proc/$p/exe" 2>/dev/null) == "$exe" ]] || continue
-    kb=$(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null) || continue
+    kb=$(hwm "$p")
     [[ -n $kb ]] || continue
     if [[ -z ${peak[$p]:-} || $kb -gt ${peak[$p]} ]]; then
       peak[$p]=$kb
