@@ -33,7 +33,7 @@ func writeStartNote(b *strings.Builder, s Summary) {
 		return
 	case len(ordinary) == 0:
 		b.WriteString("\nEvery worker process started its contenders in a real-time burst: its threads ran as SCHED_FIFO " +
-			"from just before the go instant until all its contenders had started (at most 55 ms in all), so that no " +
+			"from just before the go instant until all its contenders had started (at most 55 ms, plus 20 µs for each of its contenders), so that no " +
 			"server process woken by a first request took a core from the contenders still starting (`--realtime-start`).\n")
 	case some == 0:
 		fmt.Fprintf(b, "\nNo worker process started its contenders in a real-time burst (%s): a server process woken by a "+

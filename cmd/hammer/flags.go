@@ -90,7 +90,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.StringVar(&f.lockArg, "lock", string(scenarios.HammerLock), "`lock` of the modes with a lock: "+lockNames(" or ")+
 		" (a library races lock-only and lock-plus-update; fenced needs hammer's fencing tokens)")
 	fs.BoolVar(&f.realtimeStart, "realtime-start", true, "closed model: run each worker's threads as SCHED_FIFO from 5 ms before the go instant until all its contenders have started "+
-		"(at most 55 ms in all), where it may (Linux, CAP_SYS_NICE, real-time throttling on), so that they start together "+
+		"(at most 55 ms, plus 20 µs for each of its contenders), where it may (Linux, CAP_SYS_NICE, real-time throttling on), so that they start together "+
 		"(--realtime-start=false: ordinary scheduling)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
