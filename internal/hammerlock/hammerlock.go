@@ -178,12 +178,13 @@ func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duratio
 // wait in it for their turn, each fit in a small goroutine stack; the
 // tries run in retry, on the stack of the few at the head.
 func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng *rand.Rand, claim *Claim, try func() (Lease, bool, error)) (Lease, error) {
-	deadline := time.Now().Add(wait)
+	now := time.Now()
+	deadline := now.Add(wait)
 	q := l.lines[key]
 	if q == nil {
 		return l.retry(ctx, deadline, rng, nil, try)
 	}
-	in := q.join(claim, deadline)
+	in := q.join(claim, now, deadline)
 	if err := in.await(ctx); err != nil {
 		l.leave(ctx, in)
 		return Lease{}, err
@@ -212,6 +213,7 @@ func (l *Locker) retry(ctx context.Context, deadline time.Time, rng *rand.Rand, 
 			if why := in.q.dismissal(); why != nil {
 				return Lease{}, why
 			}
+			in.q.sending()
 		}
 		lease, ok, err := try()
 		if ok {

@@ -1,7 +1,10 @@
 package hammerlock
 
 import (
+	"container/heap"
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -22,19 +25,22 @@ func ReleasedChannel(key string) string { return key + ":released" }
 // announced (an expired TTL, a deleted key, a dropped subscription) is
 // still found by the head's polling with backoff: it is late, never missed.
 //
-// The waiters behind the head are a linked list through their places, so
-// that any of them leaves in constant time, and one timer for the whole
-// line sends home those whose wait is over (expire).
+// The waiters are a linked list through their places, so that any of them
+// leaves in constant time; those behind the head are also a heap by
+// deadline, and one timer for the whole line sends home those whose wait
+// is over (expire).
 type line struct {
 	mu         sync.Mutex
 	head, tail *place
+	due        deadlines
 	// failing is when the heads' tries began to fail with errors one
 	// after the other (zero while they do not), and lastErr the last such
 	// error: a new head inherits both, so that a line gives up on a dead
 	// Redis as soon as one waiter would, and a waiter whose wait ran out
-	// while it did says why.
-	failing time.Time
-	lastErr error
+	// while it did says why. trying is when the head's try now in flight
+	// was sent (zero between tries).
+	failing, trying time.Time
+	lastErr         error
 	// run counts the lock's passes from holder to head within this
 	// process since it last came from elsewhere.
 	run int
@@ -56,13 +62,26 @@ const maxRun = 8
 // deadlines of waiters that joined within it are served by one firing.
 const expirySlack = time.Millisecond
 
+// ErrUnanswered is why a waiter behind the head of a line is sent home
+// when its wait ran out while the head's try, sent before the waiter came,
+// still had no answer from Redis: the waiter's own try would have hung as
+// long. It wraps context.DeadlineExceeded: Redis did not answer in time,
+// which says nothing of the lock.
+var ErrUnanswered = fmt.Errorf("lock wait ran out with the head of the line's try to Redis unanswered: %w", context.DeadlineExceeded)
+
+// errDismissed stands in for a dismissal's missing reason.
+var errDismissed = errors.New("lock wait dismissed")
+
 // place is one waiter's spot in a line. It is kept small: a line of a
 // flash sale has tens of thousands of them.
 type place struct {
 	q          *line
 	prev, next *place
 	in         bool // linked in q
-	deadline   time.Time
+	// slot is the place's index in q.due, -1 when it is not there (it
+	// heads the line, or left it).
+	slot             int
+	joined, deadline time.Time
 	// turn is closed when the place heads the line, or is sent home with
 	// out set (before the close).
 	turn chan struct{}
@@ -85,10 +104,11 @@ type Claim struct {
 	FenceKey string
 }
 
-// join puts a waiter whose wait ends at deadline at the end of the line.
-// After a dismissal the place it returns is sent home already.
-func (q *line) join(claim *Claim, deadline time.Time) *place {
-	p := &place{q: q, turn: make(chan struct{}), claim: claim, deadline: deadline}
+// join puts a waiter that came at now and whose wait ends at deadline at
+// the end of the line. After a dismissal the place it returns is sent home
+// already.
+func (q *line) join(claim *Claim, now, deadline time.Time) *place {
+	p := &place{q: q, turn: make(chan struct{}), claim: claim, slot: -1, joined: now, deadline: deadline}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	switch {
@@ -99,7 +119,8 @@ func (q *line) join(claim *Claim, deadline time.Time) *place {
 		p.promote()
 	default:
 		p.prev, q.tail.next, q.tail, p.in = q.tail, p, p, true
-		q.arm(deadline)
+		heap.Push(&q.due, p)
+		q.arm(q.due[0].deadline)
 	}
 	return p
 }
@@ -117,8 +138,11 @@ func (p *place) sendHome(err error) {
 	close(p.turn)
 }
 
-// unlink takes p out of the list; the caller holds q.mu.
+// unlink takes p out of the list and the heap; the caller holds q.mu.
 func (q *line) unlink(p *place) {
+	if p.slot >= 0 {
+		heap.Remove(&q.due, p.slot)
+	}
 	if p.prev != nil {
 		p.prev.next = p.next
 	} else {
@@ -142,7 +166,11 @@ func (p *place) leave() (unused Lease, ok bool) {
 	if p.in {
 		wasHead := q.head == p
 		q.unlink(p)
+		if wasHead {
+			q.trying = time.Time{}
+		}
 		if next := q.head; wasHead && next != nil {
+			heap.Remove(&q.due, next.slot)
 			next.promote()
 			select {
 			case <-p.kick: // a release p did not use: the lock may be free
@@ -174,40 +202,42 @@ func (q *line) arm(deadline time.Time) {
 
 // expire sends home the waiters behind the head whose wait is over, with
 // ErrTimeout, or with the error the line's tries failed with if they were
-// failing, and arms the timer for the next deadline. The head keeps its
-// own deadline as it tries.
+// failing, or ErrUnanswered, and arms the timer for the next deadline. The
+// head keeps its own deadline as it tries.
 func (q *line) expire() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.armed = time.Time{}
-	if q.head == nil {
-		return
-	}
 	now := time.Now()
-	why := ErrTimeout
-	if q.lastErr != nil {
-		why = q.lastErr
+	for len(q.due) > 0 && !q.due[0].deadline.After(now) {
+		p := q.due[0]
+		q.unlink(p)
+		p.sendHome(q.why(p))
 	}
-	var next time.Time
-	for p := q.head.next; p != nil; {
-		after := p.next
-		switch {
-		case !p.deadline.After(now):
-			q.unlink(p)
-			p.sendHome(why)
-		case next.IsZero() || p.deadline.Before(next):
-			next = p.deadline
-		}
-		p = after
+	if len(q.due) > 0 {
+		q.arm(q.due[0].deadline)
 	}
-	if !next.IsZero() {
-		q.arm(next)
+}
+
+// why is why p's wait ran out: the error the line's tries failed with;
+// the head's try still unanswered, sent before p came; else the lock
+// stayed taken. The caller holds q.mu.
+func (q *line) why(p *place) error {
+	switch {
+	case q.lastErr != nil:
+		return q.lastErr
+	case !q.trying.IsZero() && q.trying.Before(p.joined):
+		return ErrUnanswered
 	}
+	return ErrTimeout
 }
 
 // dismiss sends every waiter behind the head home with why, now and from
 // here on, and wakes the head, which returns why at its next try.
 func (q *line) dismiss(why error) {
+	if why == nil {
+		why = errDismissed
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.dismissed != nil {
@@ -267,13 +297,20 @@ func (q *line) hand(p *place, lease Lease) bool {
 	}
 }
 
+// sending notes that the head sends a try.
+func (q *line) sending() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.trying = time.Now()
+}
+
 // tried notes how a head's try ended (err nil: it reached Redis) and
 // returns since when the line's tries have failed with errors, zero when
 // the last one did not.
 func (q *line) tried(err error) time.Time {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.lastErr = err
+	q.lastErr, q.trying = err, time.Time{}
 	switch {
 	case err == nil:
 		q.failing = time.Time{}
@@ -288,7 +325,7 @@ func (q *line) tried(err error) time.Time {
 func (q *line) took() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.failing, q.lastErr, q.run = time.Time{}, nil, 0
+	q.failing, q.trying, q.lastErr, q.run = time.Time{}, time.Time{}, nil, 0
 }
 
 // wake tells the head of the line that the lock was released.
@@ -331,9 +368,10 @@ func (l *Locker) Wake(key string) {
 	}
 }
 
-// Dismiss sends this Locker's waiters for key home with why: those in
-// line at once, the head at its next try, and those that come later
-// without trying, so that Retry returns why to each. It is for a wait
+// Dismiss sends this Locker's waiters for key home with why (a generic
+// reason if nil): those in line at once, the head at its next try, and
+// those that come later without trying, so that Retry returns why to
+// each. It is for a wait
 // that became pointless for everyone (the sector sold out). A Locker
 // without handoff for key has no line to dismiss.
 func (l *Locker) Dismiss(key string, why error) {

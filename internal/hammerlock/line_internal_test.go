@@ -1,6 +1,7 @@
 package hammerlock
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ func TestHandedLeaseIsNeverLost(t *testing.T) {
 	q := &line{}
 	claim := &Claim{}
 	far := time.Now().Add(time.Hour)
-	head, second := q.join(claim, far), q.join(claim, far)
+	head, second := q.join(claim, time.Now(), far), q.join(claim, time.Now(), far)
 	if !q.hand(head, Lease{Token: "a"}) {
 		t.Fatal("hand to the head: refused")
 	}
@@ -38,10 +39,10 @@ func TestHandedLeaseIsNeverLost(t *testing.T) {
 func TestLineExpiresWaitersInOrder(t *testing.T) {
 	q := &line{}
 	start := time.Now()
-	head := q.join(nil, start)
-	late := q.join(nil, start.Add(120*time.Millisecond))
-	early := q.join(nil, start.Add(40*time.Millisecond))
-	gone := q.join(nil, start.Add(20*time.Millisecond))
+	head := q.join(nil, time.Now(), start)
+	late := q.join(nil, time.Now(), start.Add(120*time.Millisecond))
+	early := q.join(nil, time.Now(), start.Add(40*time.Millisecond))
+	gone := q.join(nil, time.Now(), start.Add(20*time.Millisecond))
 	gone.leave()
 	for _, w := range []struct {
 		p    *place
@@ -72,11 +73,86 @@ func TestLineExpiresWaitersInOrder(t *testing.T) {
 func TestLineTellsWhyItsTriesFailed(t *testing.T) {
 	q := &line{}
 	down := errors.New("connection refused")
-	q.join(nil, time.Now())
+	q.join(nil, time.Now(), time.Now())
 	q.tried(down)
-	w := q.join(nil, time.Now().Add(10*time.Millisecond))
+	w := q.join(nil, time.Now(), time.Now().Add(10*time.Millisecond))
 	<-w.turn
 	if !errors.Is(w.out, down) {
 		t.Errorf("sent home with %v, want the head's error %v", w.out, down)
+	}
+}
+
+// TestLineExpiresManyByDeadline: waiters that join with deadlines in any
+// order are each sent home once its own deadline has passed, none before.
+func TestLineExpiresManyByDeadline(t *testing.T) {
+	q := &line{}
+	start := time.Now()
+	q.join(nil, time.Now(), start) // the head
+	const n = 40
+	type waiter struct {
+		p  *place
+		at time.Duration
+	}
+	ws := make([]waiter, n)
+	for i := range ws {
+		at := time.Duration(10+(i*7919)%50) * time.Millisecond // 10–59 ms, shuffled
+		ws[i] = waiter{q.join(nil, time.Now(), start.Add(at)), at}
+	}
+	for i := n - 1; i >= 0; i -= 5 { // some leave before their deadline
+		ws[i].p.leave()
+	}
+	for i, w := range ws {
+		if i%5 == 4 { // left
+			continue
+		}
+		select {
+		case <-w.p.turn:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("waiter %d (deadline %v) not sent home after 5s", i, w.at)
+		}
+		if waited := time.Since(start); waited < w.at {
+			t.Errorf("waiter %d sent home after %v, before its deadline %v", i, waited, w.at)
+		}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.due) != 0 || q.head.next != nil {
+		t.Errorf("%d waiters still due, want none", len(q.due))
+	}
+}
+
+// TestLineTellsAnUnansweredTry: a waiter whose wait runs out while the
+// head's try, sent before it came, has no answer yet is sent home with
+// ErrUnanswered (a deadline of the server, not of the lock); one that came
+// before the try was sent, with ErrTimeout.
+func TestLineTellsAnUnansweredTry(t *testing.T) {
+	q := &line{}
+	q.join(nil, time.Now(), time.Now())
+	before := q.join(nil, time.Now(), time.Now().Add(10*time.Millisecond))
+	q.sending()
+	after := q.join(nil, time.Now(), time.Now().Add(10*time.Millisecond))
+	<-before.turn
+	<-after.turn
+	if !errors.Is(before.out, ErrTimeout) {
+		t.Errorf("the waiter that came before the try: %v, want ErrTimeout", before.out)
+	}
+	if !errors.Is(after.out, ErrUnanswered) || !errors.Is(after.out, context.DeadlineExceeded) {
+		t.Errorf("the waiter that came after the try: %v, want ErrUnanswered", after.out)
+	}
+}
+
+// TestDismissWithoutReason: a dismissal without a reason still sends the
+// line home with one.
+func TestDismissWithoutReason(t *testing.T) {
+	q := &line{}
+	q.join(nil, time.Now(), time.Now().Add(time.Hour))
+	w := q.join(nil, time.Now(), time.Now().Add(time.Hour))
+	q.dismiss(nil)
+	<-w.turn
+	if w.out == nil {
+		t.Fatal("sent home without a reason: await would take it for its turn")
+	}
+	if late := q.join(nil, time.Now(), time.Now().Add(time.Hour)); late.out == nil {
+		t.Error("a waiter after the dismissal joined the line")
 	}
 }
