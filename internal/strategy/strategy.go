@@ -77,9 +77,10 @@ type Contender struct {
 	// SoldOut spares lock waiters a sold-out sector; nil when off, and
 	// for modes without a lock.
 	SoldOut *SoldOutHint
-	// bindHint makes the hint end a lock wait through its context (see
-	// acquireBound): for a lock without a line to dismiss.
-	bindHint bool
+	// lined is the lock whose line the hint dismisses (hammer's own, with
+	// handoff); any other lock's wait, a library's or one a plant put in
+	// its place, the hint ends through its context (see acquireBound).
+	lined Lock
 }
 
 // Deps are what New wires a contender from.
@@ -149,12 +150,8 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 		c.SoldOut, own.SoldOut = d.SoldOut, d.SoldOut
 		if c.Lock == Lock(own) && d.Locker != nil && d.Locker.Handoff(d.LockKey) {
 			// hammer's own lock sends its whole line home at once.
+			c.lined = own
 			d.SoldOut.whenKnown(func() { d.Locker.Dismiss(d.LockKey, ErrHintedSoldOut) })
-		} else {
-			// A library's waiters learn of it from the contender alone:
-			// before they try, and while they wait (the hint ends their
-			// wait's context).
-			c.bindHint = true
 		}
 	}
 	return c
@@ -247,7 +244,9 @@ func (c *Contender) acquire(ctx context.Context, a *history.Attempt, rng *rand.R
 		a.Outcome, a.Hinted = history.SoldOut, true
 		return hammerlock.Lease{}, false
 	}
-	if c.bindHint {
+	if c.SoldOut != nil && c.Lock != c.lined {
+		// A library's waiters learn of it from the contender alone:
+		// before they try, and while they wait.
 		return c.acquireBound(ctx, a, rng)
 	}
 	lease, err := c.Lock.Acquire(ctx, rng, c.gap(a))
@@ -368,59 +367,6 @@ func (c *Contender) release(ctx context.Context, a *history.Attempt, lease hamme
 	case err == nil && !ours:
 		a.LockLost = true
 	}
-}
-
-// RedisLock is the lock under test: SET NX PX with a random token, released
-// by the owner-checked script, optionally handing out fencing tokens.
-type RedisLock struct {
-	Locker *hammerlock.Locker
-	Key    string
-	// FenceKey, if set, makes the lock fenced: every acquisition also
-	// increments this counter and the lease carries the new value.
-	FenceKey string
-	TTL      time.Duration
-	Wait     time.Duration
-	// SoldOut, if set, is read once the first try failed, before the
-	// contender queues: a sold-out sector ends the wait (through ctx,
-	// which the contender binds to the hint).
-	SoldOut *SoldOutHint
-}
-
-var _ Lock = (*RedisLock)(nil)
-
-// Acquire takes the lock, retrying for up to Wait.
-func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.Context) error) (hammerlock.Lease, error) {
-	tries := 0
-	claim := &hammerlock.Claim{TTL: l.TTL, FenceKey: l.FenceKey}
-	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, claim, func() (hammerlock.Lease, bool, error) {
-		if tries > 0 && l.SoldOut != nil && l.SoldOut.Known() {
-			// Sold out: ctx is about to end the wait; no need to take the lock.
-			return hammerlock.Lease{}, false, nil
-		}
-		lease, ok, err := l.try(ctx)
-		if tries++; tries == 1 && !ok && err == nil && l.SoldOut != nil {
-			l.SoldOut.Seen(ctx) // if sold out, ctx ends and so does the wait
-		}
-		return lease, ok, err
-	})
-}
-
-// try makes one attempt at the lock, fenced or not.
-func (l *RedisLock) try(ctx context.Context) (hammerlock.Lease, bool, error) {
-	if l.FenceKey != "" {
-		return l.Locker.TryAcquireFenced(ctx, l.Key, l.FenceKey, l.TTL)
-	}
-	return l.Locker.TryAcquire(ctx, l.Key, l.TTL)
-}
-
-// Release deletes the lock if it is still ours.
-func (l *RedisLock) Release(ctx context.Context, lease hammerlock.Lease) (bool, error) {
-	return l.Locker.Release(ctx, lease)
-}
-
-// Extend resets the TTL if the lock is still ours.
-func (l *RedisLock) Extend(ctx context.Context, lease hammerlock.Lease) (bool, error) {
-	return l.Locker.Extend(ctx, lease, l.TTL)
 }
 
 // WorkerName names a contender in the ledger: process and goroutine.
