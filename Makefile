@@ -81,7 +81,7 @@ test-short:
 ## integration tests fail, never skip, without it; then, without -race (which makes frames larger),
 ## the guard of a lock waiter's stack size
 test: services test-tools examples vet
-	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 ./...
+	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -run '^TestLineWaitersFitTheirStack$$' ./internal/worker
 
 ## test-tools: install Node/npm, PHP (php-cli, php-pgsql, php-nrk-predis) and Chromium if missing (scripts/ensure-test-tools.sh)

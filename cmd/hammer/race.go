@@ -225,7 +225,7 @@ func plan(f *raceFlags, scns []scenarios.Scenario) []driver.Options {
 //
 // verdict, if set, is told the verdicts once the report was written.
 func finish(dir string, raw *history.Log, lat *latency.Set, outputs report.Outputs, io stdio, verdict func(report.Summary)) int {
-	analysisGC()
+	defer analysisGC()()
 	f := folder.New(*raw, lat)
 	if err := f.Save(dir); err != nil {
 		fmt.Fprintf(io.err, "hammer: save results: %v\n", err)

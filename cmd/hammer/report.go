@@ -29,7 +29,7 @@ func reportCmd(args []string, io stdio) int {
 		return usageError(io, "report", "want exactly one results folder, got %d arguments", fs.NArg())
 	}
 	dir := fs.Arg(0)
-	analysisGC()
+	defer analysisGC()()
 	f, err := folder.Load(dir)
 	if err != nil {
 		return loadError(io, "report", err)

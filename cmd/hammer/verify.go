@@ -24,7 +24,7 @@ func verifyCmd(args []string, io stdio) int {
 	if fs.NArg() != 1 {
 		return usageError(io, "verify", "want exactly one results folder, got %d arguments", fs.NArg())
 	}
-	analysisGC()
+	defer analysisGC()()
 	f, err := folder.Load(fs.Arg(0))
 	if err != nil {
 		return loadError(io, "verify", err)
@@ -61,12 +61,14 @@ func loadError(io stdio, cmd string, err error) int {
 // the workers.
 const analysisGCPercent = 25
 
-// analysisGC sets analysisGCPercent for the rest of the process, unless
-// the user set GOGC.
-func analysisGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(analysisGCPercent)
+// analysisGC sets analysisGCPercent, unless the user set GOGC, until the
+// returned restore is called (the commands run in-process in tests).
+func analysisGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
 	}
+	prev := debug.SetGCPercent(analysisGCPercent)
+	return func() { debug.SetGCPercent(prev) }
 }
 
 // judge verifies every run of a results folder and summarises the
