@@ -24,7 +24,7 @@ type visual struct {
 // ErrNoVisualization is returned by Visualize for a run that was never
 // checked (its ledger was not read), which porcupine has nothing to draw
 // of, or whose history has more than MaxDrawn operations.
-var ErrNoVisualization = errors.New("no history was checked, so there is nothing to draw")
+var ErrNoVisualization = errors.New("no history was kept to draw: it was not checked, or has more operations than porcupine draws")
 
 // CanVisualize reports whether Visualize has a history to draw.
 func (r Result) CanVisualize() bool { return r.vis != nil }

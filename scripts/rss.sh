@@ -23,10 +23,10 @@ root=$!
 # process instead races with the shell's exec).
 exe=$(readlink -f "$(command -v "$1")")
 
-# descendants prints root and every process below it. Only shell builtins
-# run per process: a sample must not fork while the race's workers hold
-# the cores (the local stack's PostgreSQL alone has a process per
-# connection).
+# descendants prints root and every process below it, with shell builtins
+# only: a sample must not fork for every process of the tree while the
+# race's workers hold the cores (the local stack's PostgreSQL alone has a
+# process per connection); it forks only for hammer's own.
 descendants() {
   local todo=("$root") p f kids
   while [[ ${#todo[@]} -gt 0 ]]; do
@@ -34,6 +34,7 @@ descendants() {
     todo=("${todo[@]:1}")
     echo "$p"
     for f in /proc/"$p"/task/*/children; do
+      kids=()
       read -r -a kids <"$f" 2>/dev/null || true
       todo+=("${kids[@]}")
     done

@@ -59,8 +59,9 @@ func Main(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 
 	ob := &outbox{rep: w, live: cfg.Fault.StopsProcesses(), every: shipEvery, lat: latency.NewSet()}
 	if !ob.live && cfg.Rate == 0 {
-		// The closed model's records, made to measure: appended one by
-		// one they would leave as much again in outgrown copies.
+		// Room for every record of the closed model, which a short race
+		// (one that ends before the first ship) fills without outgrown
+		// copies; after a ship the records grow again from nothing.
 		ob.held = make([]*history.Attempt, 0, cfg.Goroutines*cfg.Attempts*cfg.Fault.Copies())
 	}
 	rt := cfg.Realtime && realtime.Supported()
