@@ -195,9 +195,18 @@ func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
 // collect gathers attempt records until every worker has finished, the
 // timeout passes, a server is reported down or ctx ends, handing strike
 // requests to s. It returns the records, the fault events workers reported
-// and, if the history is incomplete, why.
+// and, if the history is incomplete, why. The records of an open-model
+// race wait on disk until it is over (see spill); a closed model's, as
+// many as its contenders, in memory.
 func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan history.Outage, goAt int64) ([]history.Attempt, []history.FaultEvent, *latency.Set, []string) {
-	attempts := make([]history.Attempt, 0, recordsExpected(o))
+	var attempts []history.Attempt
+	var sp *spill
+	if o.Rate > 0 {
+		sp, _ = newSpill() // without one, the records stay in memory
+	}
+	if sp == nil {
+		attempts = make([]history.Attempt, 0, recordsExpected(o))
+	}
 	var events []history.FaultEvent
 	var incomplete []string
 	lat := latency.NewSet()
@@ -248,6 +257,11 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 					lat.Merge(got)
 					shipped[ev.proc] = true
 				}
+			case ev.msg.Attempt != nil && sp != nil:
+				sp.add(ev.msg.Attempt)
+				if o.OnAttempt != nil {
+					o.OnAttempt(*ev.msg.Attempt)
+				}
 			case ev.msg.Attempt != nil:
 				attempts = append(attempts, *ev.msg.Attempt)
 				if o.OnAttempt != nil {
@@ -276,6 +290,12 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 		case <-ctx.Done():
 			stop(interrupted)
 			ctx = context.WithoutCancel(ctx)
+		}
+	}
+	if sp != nil {
+		var err error
+		if attempts, err = sp.all(attempts); err != nil {
+			incomplete = append(incomplete, err.Error())
 		}
 	}
 	// A worker that died (or could not encode) shipped no histograms: record
