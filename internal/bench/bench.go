@@ -52,6 +52,9 @@ type Config struct {
 	Conns, TxPerConn int
 	// FlashTimeout is the --timeout of the flash sale's run.
 	FlashTimeout time.Duration
+	// Soak, if positive, is how long the soak runs after the rounds
+	// (soak.go); 0 leaves it out.
+	Soak time.Duration
 	// Cores is the machine's CPU count (pgbench's threads).
 	Cores int
 }
@@ -123,13 +126,28 @@ func (b *Bench) run(ctx context.Context, stdout io.Writer) int {
 		fmt.Fprintln(b.log, "hammer-bench: stopped; nothing printed")
 		return exitInfra
 	}
-	Render(stdout, Report{Machine: m, Config: b.cfg, Rounds: rounds})
+	rep := Report{Machine: m, Config: b.cfg, Rounds: rounds}
+	code := exitOK
+	if b.cfg.Soak > 0 {
+		s, err := b.soak(ctx)
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(b.log, "hammer-bench: stopped; nothing printed")
+			return exitInfra
+		case err != nil:
+			fmt.Fprintf(b.log, "hammer-bench: soak: %v\n", err)
+			code = exitFail
+		default:
+			rep.Soak = &s
+		}
+	}
+	Render(stdout, rep)
 	for _, r := range rounds {
 		if len(r.Errors) > 0 {
 			return exitFail
 		}
 	}
-	return exitOK
+	return code
 }
 
 // names returns a fresh hammer schema name and Redis key prefix for one

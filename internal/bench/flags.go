@@ -28,6 +28,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&c.Conns, "conns", c.Conns, "connections of the throughput figure (pgbench clients, hammer goroutines)")
 	fs.IntVar(&c.TxPerConn, "tx", c.TxPerConn, "transactions per connection of the throughput figure")
 	fs.DurationVar(&c.FlashTimeout, "flash-timeout", c.FlashTimeout, "hammer's --timeout for the flash sale's run")
+	fs.DurationVar(&c.Soak, "soak", c.Soak, "after the rounds, run hammer's open model at 1000 requests a second for this `long`, its memory sampled each minute (0: no soak)")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
@@ -56,6 +57,9 @@ func (c Config) check() error {
 	}
 	if s := c.throughputSeats(); s <= 0 || s > 1<<31-1 {
 		return fmt.Errorf("--conns %d × --tx %d is too many transactions for one sector", c.Conns, c.TxPerConn)
+	}
+	if c.Soak < 0 {
+		return fmt.Errorf("--soak must not be negative, got %s", c.Soak)
 	}
 	if c.FlashTimeout < time.Second {
 		return fmt.Errorf("--flash-timeout must be at least 1s, got %s", c.FlashTimeout)

@@ -60,6 +60,8 @@ type Report struct {
 	Machine Machine
 	Config  Config
 	Rounds  []Round
+	// Soak is the soak's measurements; nil when it did not run.
+	Soak *Soak
 }
 
 // Render prints the machine, the figures with their goals, the raw
@@ -76,6 +78,9 @@ func Render(w io.Writer, r Report) {
 	fmt.Fprintf(w, "\n## Measurements\n\n")
 	writeTable(w, []string{"measurement", "how"}, []string{"median"}, len(r.Rounds), MeasurementRows(r.Rounds))
 	writeNotes(w, r.Rounds)
+	if r.Soak != nil {
+		renderSoak(w, *r.Soak)
+	}
 }
 
 // writeTable prints rows with one column per round between head and tail.
