@@ -44,6 +44,11 @@ func ParseLock(s string) (Lock, error) {
 // Library reports whether l is a lock library rather than hammer's own lock.
 func (l Lock) Library() bool { return l != "" && l != HammerLock }
 
+// Handoff reports whether the waiters for the lock in mode m wait in
+// hammer's line, woken by its releases: hammer's own lock in a mode with a
+// lock (a library's waiters poll the way the library does).
+func (l Lock) Handoff(m Mode) bool { return m.UsesLock() && !l.Library() }
+
 // Fences reports whether the lock hands out fencing tokens, which mode
 // fenced needs: only hammer's own does (neither library has a counter
 // that grows with every acquisition).

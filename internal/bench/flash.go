@@ -105,13 +105,19 @@ func (b *Bench) stepGoStart(ctx context.Context, r *Round) error {
 // a figure, not an error of the bench.
 func (b *Bench) stepFlash(ctx context.Context, r *Round) error {
 	args := append(sizeArgs(flashProcs, flashGoroutines), "--mode", "lock-plus-update", "--timeout", b.cfg.FlashTimeout.String())
-	res, err := b.hammer(ctx, hammerRun{name: "flash", args: args, sampleRSS: true})
+	var rss int64
+	var procs int
+	watch := func(pid int) func() {
+		tree := watchTree(pid)
+		return func() { rss, procs = tree.Stop() }
+	}
+	res, err := b.hammer(ctx, hammerRun{name: "flash", args: args, watch: watch})
 	if err != nil {
 		return err
 	}
 	r.FlashExit = Known(float64(res.exit))
 	if res.run != nil { // it raced: without a summary it stopped at its flags
-		r.FlashVerdict, r.FlashRSS, r.FlashProcs = res.run.Verdict, Known(float64(res.rss)), res.procs
+		r.FlashVerdict, r.FlashRSS, r.FlashProcs = res.run.Verdict, Known(float64(rss)), procs
 		r.FlashSkew, r.FlashPeak = Optional(res.run.StartSkewMs), Optional(res.run.PeakInFlight)
 	}
 	if res.exit != 0 {

@@ -29,8 +29,12 @@ type hammerRun struct {
 	// args follow `hammer run`; the stack, URLs, --out and --quiet are
 	// added.
 	args []string
-	// sampleRSS samples the peak RSS of hammer and its workers.
-	sampleRSS bool
+	// watch, if set, is called with hammer's pid once it started; the
+	// stop it returns is called once hammer has exited.
+	watch func(pid int) (stop func())
+	// inspect, if set, looks at hammer's results folder before the folder
+	// is removed.
+	inspect func(dir string)
 }
 
 // hammerResult is what a hammer run left.
@@ -38,10 +42,6 @@ type hammerResult struct {
 	exit int
 	// run is nil when hammer wrote no summary.json (a usage error).
 	run *RunFigures
-	// rss is the sum of the peak RSS of every hammer process, in bytes,
-	// over procs processes (sampleRSS only).
-	rss   int64
-	procs int
 	// lastErr is the last line hammer printed on stderr.
 	lastErr string
 }
@@ -78,21 +78,22 @@ func (b *Bench) hammer(ctx context.Context, h hammerRun) (hammerResult, error) {
 	if err := cmd.Start(); err != nil {
 		return hammerResult{}, fmt.Errorf("start hammer: %w", err)
 	}
-	var tree *treeRSS
-	if h.sampleRSS {
-		tree = watchTree(cmd.Process.Pid)
+	stop := func() {}
+	if h.watch != nil {
+		stop = h.watch(cmd.Process.Pid)
 	}
 	err := cmd.Wait()
+	stop()
 	res := hammerResult{exit: cmd.ProcessState.ExitCode(), lastErr: lastLine(stderr.String())}
-	if tree != nil {
-		res.rss, res.procs = tree.Stop()
-	}
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
 		return res, fmt.Errorf("hammer: %w", err)
 	}
 	if ctx.Err() != nil {
 		return res, ctx.Err()
+	}
+	if h.inspect != nil {
+		h.inspect(out)
 	}
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if errors.Is(err, os.ErrNotExist) {

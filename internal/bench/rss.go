@@ -94,19 +94,26 @@ func descendants(root int) []int {
 }
 
 // readHWM reads VmHWM from /proc/<pid>/status, in bytes.
-func readHWM(pid int) (int64, bool) {
+func readHWM(pid int) (int64, bool) { return readStatus(pid, "VmHWM:") }
+
+// parseHWM finds the "VmHWM:  1234 kB" line of a status file.
+func parseHWM(status []byte) (int64, bool) { return parseStatus(status, "VmHWM:") }
+
+// readStatus reads the field key ("VmRSS:") of /proc/<pid>/status, in
+// bytes.
+func readStatus(pid int, key string) (int64, bool) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
 		return 0, false
 	}
-	return parseHWM(b)
+	return parseStatus(b, key)
 }
 
-// parseHWM finds the "VmHWM:  1234 kB" line of a status file.
-func parseHWM(status []byte) (int64, bool) {
+// parseStatus finds the "key  1234 kB" line of a status file.
+func parseStatus(status []byte, key string) (int64, bool) {
 	sc := bufio.NewScanner(bytes.NewReader(status))
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		rest, ok := strings.CutPrefix(sc.Text(), key)
 		if !ok {
 			continue
 		}

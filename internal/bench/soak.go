@@ -11,10 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/hammer-load/hammer/internal/childproc"
 )
 
 // The soak (--soak D): hammer's open model at soakRate requests a second
@@ -52,56 +49,51 @@ type Soak struct {
 // soak runs the soak; an error means it could not be measured.
 func (b *Bench) soak(ctx context.Context) (Soak, error) {
 	s := Soak{Duration: b.cfg.Soak}
-	out := filepath.Join(b.tmp, "soak")
-	defer os.RemoveAll(out)
-	args := []string{"run", "--stack", "external", "--redis-url", b.stack.RedisURL, "--pg-url", b.stack.PGURL,
-		"--out", out, "--quiet", "--mode", "lock-plus-update", "--rate", strconv.Itoa(soakRate),
+	args := []string{"--mode", "lock-plus-update", "--rate", strconv.Itoa(soakRate),
 		"--duration", b.cfg.Soak.String(), "--timeout", (b.cfg.Soak + 5*time.Minute).String()}
-	cmd := exec.CommandContext(ctx, b.cfg.Hammer, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.SysProcAttr = childproc.Attr(true, syscall.SIGKILL)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = hammerGrace
-	began := time.Now()
-	if err := cmd.Start(); err != nil {
-		return s, fmt.Errorf("start hammer: %w", err)
+	var verifyErr error
+	inspect := func(dir string) {
+		s.FolderBytes, s.Attempts = folderSize(dir)
+		start := time.Now()
+		verify := exec.CommandContext(ctx, b.cfg.Hammer, "verify", dir)
+		verifyErr = verify.Run()
+		s.Verify, s.VerifyExit = time.Since(start), verify.ProcessState.ExitCode()
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	tick := time.NewTicker(soakEvery)
-	defer tick.Stop()
-	var err error
-	for waiting := true; waiting; {
-		select {
-		case <-tick.C:
-			s.Samples = append(s.Samples, sampleTree(cmd.Process.Pid, time.Since(began)))
-			fmt.Fprintf(b.log, "soak: %s of %s\n", time.Since(began).Round(time.Second), b.cfg.Soak)
-		case err = <-done:
-			waiting = false
-		}
+	res, err := b.hammer(ctx, hammerRun{name: "soak", args: args, watch: b.sampleEach(&s.Samples), inspect: inspect})
+	switch {
+	case err != nil:
+		return s, err
+	case verifyErr != nil && s.VerifyExit < 0:
+		return s, fmt.Errorf("hammer verify: %w", verifyErr)
+	case res.run == nil:
+		return s, fmt.Errorf("hammer soak: %s", res.why())
 	}
-	s.Exit = cmd.ProcessState.ExitCode()
-	if ctx.Err() != nil {
-		return s, ctx.Err()
-	}
-	if data, rerr := os.ReadFile(filepath.Join(out, "summary.json")); rerr == nil {
-		if run, perr := ParseSummary(data); perr == nil {
-			s.Verdict = run.Verdict
-		}
-	} else if err != nil {
-		return s, fmt.Errorf("hammer: %v: %s", err, lastLine(stderr.String()))
-	}
-	s.FolderBytes, s.Attempts = folderSize(out)
-	start := time.Now()
-	verify := exec.CommandContext(ctx, b.cfg.Hammer, "verify", out)
-	verify.Stdout, verify.Stderr = io.Discard, io.Discard
-	verr := verify.Run()
-	s.Verify, s.VerifyExit = time.Since(start), verify.ProcessState.ExitCode()
-	if verr != nil && s.VerifyExit < 0 {
-		return s, fmt.Errorf("hammer verify: %w", verr)
-	}
+	s.Exit, s.Verdict = res.exit, res.run.Verdict
 	return s, nil
+}
+
+// sampleEach is a hammerRun.watch that samples hammer's process tree
+// every soakEvery into samples until it is stopped.
+func (b *Bench) sampleEach(samples *[]soakSample) func(pid int) (stop func()) {
+	return func(pid int) func() {
+		quit, done := make(chan struct{}), make(chan struct{})
+		began := time.Now()
+		go func() {
+			defer close(done)
+			tick := time.NewTicker(soakEvery)
+			defer tick.Stop()
+			for {
+				select {
+				case <-tick.C:
+					*samples = append(*samples, sampleTree(pid, time.Since(began)))
+					fmt.Fprintf(b.log, "soak: %s of %s\n", time.Since(began).Round(time.Second), b.cfg.Soak)
+				case <-quit:
+					return
+				}
+			}
+		}()
+		return func() { close(quit); <-done }
+	}
 }
 
 // sampleTree reads the resident memory (VmRSS) of root, the coordinator,
@@ -109,7 +101,7 @@ func (b *Bench) soak(ctx context.Context) (Soak, error) {
 func sampleTree(root int, at time.Duration) soakSample {
 	s := soakSample{at: at}
 	for _, pid := range descendants(root) {
-		rss, ok := readStatusKB(pid, "VmRSS:")
+		rss, ok := readStatus(pid, "VmRSS:")
 		switch {
 		case !ok:
 		case pid == root:
@@ -120,24 +112,6 @@ func sampleTree(root int, at time.Duration) soakSample {
 		}
 	}
 	return s
-}
-
-// readStatusKB reads the field of /proc/<pid>/status named key, in bytes.
-func readStatusKB(pid int, key string) (int64, bool) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-	if err != nil {
-		return 0, false
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, key); ok {
-			f := strings.Fields(rest)
-			if len(f) == 2 && f[1] == "kB" {
-				kb, err := strconv.ParseInt(f[0], 10, 64)
-				return kb * 1024, err == nil
-			}
-		}
-	}
-	return 0, false
 }
 
 // folderSize is the bytes of every file under dir and the lines (one

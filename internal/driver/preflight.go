@@ -58,7 +58,7 @@ const (
 
 // contenderBytes is what a worker keeps per contender of o's race.
 func contenderBytes(o Options) int64 {
-	if o.Contender == "" && o.Scenario.Mode.UsesLock() && !o.Scenario.Lock.Library() {
+	if o.Contender == "" && o.Scenario.Lock.Handoff(o.Scenario.Mode) {
 		return bytesPerWaiter
 	}
 	return bytesPerContender

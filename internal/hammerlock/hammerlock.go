@@ -210,10 +210,9 @@ func (l *Locker) retry(ctx context.Context, deadline time.Time, rng *rand.Rand, 
 	var failing time.Time // when the current run of errors began
 	for {
 		if in != nil {
-			if why := in.q.dismissal(); why != nil {
+			if why := in.q.sending(); why != nil {
 				return Lease{}, why
 			}
-			in.q.sending()
 		}
 		lease, ok, err := try()
 		if ok {

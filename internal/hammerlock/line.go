@@ -256,13 +256,6 @@ func (q *line) dismiss(why error) {
 	q.kickHead()
 }
 
-// dismissal is why the line was dismissed, nil if it was not.
-func (q *line) dismissal() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.dismissed
-}
-
 // next returns the head of the line if a releasing holder should take the
 // lock for it, counting the pass; nil when nobody waits with a Claim, or
 // after maxRun passes in a row (which starts a new run).
@@ -297,11 +290,16 @@ func (q *line) hand(p *place, lease Lease) bool {
 	}
 }
 
-// sending notes that the head sends a try.
-func (q *line) sending() {
+// sending notes that the head sends a try, unless the line was
+// dismissed: then it returns why, and the head must not try.
+func (q *line) sending() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.dismissed != nil {
+		return q.dismissed
+	}
 	q.trying = time.Now()
+	return nil
 }
 
 // tried notes how a head's try ended (err nil: it reached Redis) and

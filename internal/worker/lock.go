@@ -24,7 +24,7 @@ func newLocker(cfg wire.Config, rdb *redis.Client, peers []*redis.Client) *hamme
 // handoff reports whether the race's waiters wait in line for hammer's
 // own lock and are woken by its releases: a lock library's waiters poll
 // the way the library does.
-func handoff(cfg wire.Config) bool { return cfg.Mode.UsesLock() && !cfg.Lock.Library() }
+func handoff(cfg wire.Config) bool { return cfg.Lock.Handoff(cfg.Mode) }
 
 // newLock is the lock library the race names, over the worker's Redis
 // client of every node (node 0 first); nil for hammer's own lock, which strategy.New builds.
