@@ -163,6 +163,11 @@ type FaultEvent struct {
 	// Failed says why the injection failed; empty when it worked. A run
 	// whose fault failed cannot be judged as if it had struck.
 	Failed string `json:"failed,omitempty"`
+	// Unmet says what of the fault's timeline did not happen although it
+	// struck, e.g. "nobody took the lock before the old holder went on":
+	// the holder it held back and the next one never overlapped. Such a
+	// run cannot show what the fault does to a strategy.
+	Unmet string `json:"unmet,omitempty"`
 }
 
 // Run describes one race in a results folder: what was raced and what went

@@ -30,6 +30,7 @@ func (f *Log) Redact(mask func(string) string) {
 	for i := range f.Faults {
 		f.Faults[i].Detail = mask(f.Faults[i].Detail)
 		f.Faults[i].Failed = mask(f.Faults[i].Failed)
+		f.Faults[i].Unmet = mask(f.Faults[i].Unmet)
 	}
 	for i := range f.Locks {
 		f.Locks[i].Token = mask(f.Locks[i].Token) // a service's own value

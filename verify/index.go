@@ -107,6 +107,7 @@ func (x *index) gaps() []string {
 	out = append(out, x.miscounted...)
 	out = append(out, x.infraGaps()...)
 	out = append(out, x.worldGaps()...)
+	out = append(out, x.unmetGaps()...)
 	out = append(out, x.clockGap()...)
 	if x.in.Sector == nil && x.ledgerRead() && !x.in.NoCounter {
 		out = append(out, "final sector row was not read")

@@ -381,6 +381,18 @@ func TestCheck(t *testing.T) {
 			wantSummary: "invalid: stuck-lock (6 contenders gave up waiting for the lock while 6 of 10 seats were still unsold (a lock that never expired, or redsync's own retry budget, or a --lock-wait, too short for the queue))",
 		},
 		{
+			name:        "stuck-lock-behind-an-unmet-fault",
+			in:          new(race).sold(1, 4).refused(6, history.LockTimeout).input(10, 10, 6).with(unmet),
+			wantStatus:  Unknown,
+			wantSummary: "unknown: fault lock-loss struck p0-g1, but nobody took the lock before the old holder went on: the overlap it makes never happened, so the run cannot show what lock-loss does to the strategy (worth a retry)",
+		},
+		{
+			name:        "oversell-behind-an-unmet-fault",
+			in:          oversold().input(100, 100, 0).with(unmet),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: oversell (sold 103 of 100), conservation (available 0 + 103 sale rows = 103, not the capacity 100), double-sold (2 seats: 7, 42)",
+		},
+		{
 			name: "duplicate-copies-are-one-request",
 			in: new(race).sold(1, 2).attempt("p0-g0", history.Rejected, 0).
 				input(2, 2, 0).with(func(in *Input) { in.Attempts[2].Try = 1; in.Fault = "duplicate" }),
@@ -427,4 +439,13 @@ func TestCheckIsDeterministic(t *testing.T) {
 			t.Fatalf("run %d: Check() = %s, want %s", i, got, want)
 		}
 	}
+}
+
+// unmet records a lock-loss that struck p0-g1 but whose timeline did not
+// happen: nobody took the lock before the holder went on.
+func unmet(in *Input) {
+	in.Fault = "lock-loss"
+	in.Faults = append(in.Faults, history.FaultEvent{Fault: "lock-loss", RequestID: "p0-g1", Start: 1, End: 2,
+		Detail: "the lock key was deleted while p0-g1 held it; nobody took the lock before the old holder went on",
+		Unmet:  "nobody took the lock before the old holder went on"})
 }

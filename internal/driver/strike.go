@@ -66,7 +66,11 @@ func (s *striker) handle(ctx context.Context, t fault.Target) {
 			Run: s.o.Scenario.Name, Fault: s.o.Scenario.Fault, Proc: t.Proc, Goroutine: t.Goroutine,
 			RequestID: t.RequestID, Start: start.UnixNano(), End: time.Now().UnixNano(), Detail: detail,
 		}
-		if err != nil {
+		var unmet *fault.Unmet
+		switch {
+		case errors.As(err, &unmet):
+			ev.Unmet = unmet.Why
+		case err != nil:
 			ev.Detail, ev.Failed = fmt.Sprintf("%s on %s", s.o.Scenario.Fault, t.RequestID), err.Error()
 		}
 		s.record(ev)

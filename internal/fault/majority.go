@@ -61,8 +61,9 @@ func strikeMajority(ctx context.Context, c *Coordinator, t *Target, hit func(con
 			nodeList(m.cut), nodeList(m.kept))
 	}
 	left := slices.DeleteFunc(slices.Clone(m.kept), func(n int) bool { return n == m.victim })
+	taken, err := m.awaitNewHolder(ctx, c, before)
 	return fmt.Sprintf("%s held the lock on %s%s; %s, so it held only %s, a minority; %s",
-		t.RequestID, nodeList(m.held), cut, how, nodeList(left), m.awaitNewHolder(ctx, c, before)), nil
+		t.RequestID, nodeList(m.held), cut, how, nodeList(left), taken), err
 }
 
 // narrow reads which nodes hold the struck holder's token (the token a
@@ -135,22 +136,23 @@ func holders(values []string, token string) []int {
 // awaitNewHolder waits until another token holds the lock on a majority,
 // or more holders than before were counted (HolderKey, on node 0), for as
 // long as awaitNewHolder of a lost single-node lock would, and says what
-// it saw.
-func (m *majority) awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
+// it saw: an *Unmet error too when nobody took it.
+func (m *majority) awaitNewHolder(ctx context.Context, c *Coordinator, before int64) (string, error) {
 	deadline := time.Now().Add(min(10*c.LockTTL, newHolderWait))
 	for time.Now().Before(deadline) {
 		if h, on := m.majorityHolder(ctx); h != "" && h != m.token {
 			Sleep(ctx, 20*time.Millisecond) // let the new holder read before the old one writes
-			return fmt.Sprintf("another contender took the lock on a majority (%s), then the old holder went on", nodeList(on))
+			return fmt.Sprintf("another contender took the lock on a majority (%s), then the old holder went on", nodeList(on)), nil
 		}
 		if countedSince(ctx, m.nodes[0], c.HolderKey, before) {
-			return "another contender took the lock on a majority (and gave it back), then the old holder went on"
+			return "another contender took the lock on a majority (and gave it back), then the old holder went on", nil
 		}
 		if !Sleep(ctx, time.Millisecond) {
 			break
 		}
 	}
-	return "nobody took the lock on a majority before the old holder went on (" + m.describe(ctx) + ")"
+	const nobody = "nobody took the lock on a majority before the old holder went on"
+	return nobody + " (" + m.describe(ctx) + ")", &Unmet{Why: nobody}
 }
 
 // describe says what holds the lock key on each node now: "node 0 the

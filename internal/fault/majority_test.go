@@ -3,6 +3,7 @@ package fault
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -39,7 +40,8 @@ func TestSuccessorDuringTheHit(t *testing.T) {
 }
 
 // TestNobodyTookSaysWhatHeldTheNodes: when no successor came, the story
-// says what each node held at the end.
+// says what each node held at the end, and the strike says its timeline
+// was unmet.
 func TestNobodyTookSaysWhatHeldTheNodes(t *testing.T) {
 	st := stacktest.Redlock(t, 3)
 	ctx := context.Background()
@@ -48,8 +50,9 @@ func TestNobodyTookSaysWhatHeldTheNodes(t *testing.T) {
 	story, err := strikeMajority(ctx, c, &Target{RequestID: "p0-g1-a0"}, func(ctx context.Context, m *majority) (string, error) {
 		return "the victim lost its key", m.nodes[m.victim].Del(ctx, m.key).Err()
 	})
-	if err != nil {
-		t.Fatal(err)
+	var unmet *Unmet
+	if !errors.As(err, &unmet) || unmet.Why != "nobody took the lock on a majority before the old holder went on" {
+		t.Fatalf("error %v; want the unmet timeline named", err)
 	}
 	want := "nobody took the lock on a majority before the old holder went on (node 0 the struck holder, node 1 free, node 2 free)"
 	if !strings.Contains(story, want) {

@@ -38,10 +38,21 @@ func overlap(ctx context.Context, c *Coordinator, t *Target, lose func(context.C
 		c.Procs.Resume(*t)
 		return "", err
 	}
-	taken := awaitNewHolder(ctx, c, lost.counted)
+	taken, err := awaitNewHolder(ctx, c, lost.counted)
 	c.Procs.Resume(*t)
-	return fmt.Sprintf("%s while %s held it; %s", lost.how, t.RequestID, taken), nil
+	return fmt.Sprintf("%s while %s held it; %s", lost.how, t.RequestID, taken), err
 }
+
+// Unmet is what Strike returns, beside its story, when the fault struck
+// but the timeline it makes did not happen: the lock was taken from its
+// holder, yet nobody took it before the holder went on, so the two never
+// overlapped. Why says what did not happen. The run is not judged as if
+// the fault had done what it does to a strategy (see
+// history.FaultEvent.Unmet).
+type Unmet struct{ Why string }
+
+// Error returns Why.
+func (u *Unmet) Error() string { return u.Why }
 
 // awaitNewHolder waits until another contender took the lost lock, so
 // that the resumed holder and the new one overlap: until someone holds it,
@@ -49,12 +60,12 @@ func overlap(ctx context.Context, c *Coordinator, t *Target, lose func(context.C
 // have come and gone before the watch first looks: once the sector sold
 // out, waiters go home without the lock (the sold-out hint), and nobody
 // holds it again; the count still tells. The wait is bounded by
-// newHolderWait as well as by ten TTLs: the resumed holder then writes
-// after everyone else, which is the overlap too.
-func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
+// newHolderWait as well as by ten TTLs. When nobody took it, the story
+// says so and the error is an *Unmet.
+func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) (string, error) {
 	rdb, err := dial(c.WatchRedisURL)
 	if err != nil {
-		return "could not watch the lock: " + err.Error()
+		return "could not watch the lock: " + err.Error(), nil
 	}
 	defer rdb.Close()
 	locker := hammerlock.New(rdb, hammerlock.DefaultBackoff())
@@ -63,16 +74,17 @@ func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) string {
 		if h, err := locker.Holder(ctx, c.LockKey); err == nil && h != "" {
 			// Let the new holder read before the old one writes.
 			Sleep(ctx, 20*time.Millisecond)
-			return "another contender took the lock, then the old holder went on"
+			return "another contender took the lock, then the old holder went on", nil
 		}
 		if countedSince(ctx, rdb, c.HolderKey, before) {
-			return "another contender took the lock (and gave it back), then the old holder went on"
+			return "another contender took the lock (and gave it back), then the old holder went on", nil
 		}
 		if !Sleep(ctx, time.Millisecond) {
 			break
 		}
 	}
-	return "nobody took the lock before the old holder went on"
+	const nobody = "nobody took the lock before the old holder went on"
+	return nobody, &Unmet{Why: nobody}
 }
 
 // countedSince reports whether rdb has counted more holders at key than
