@@ -184,8 +184,8 @@ func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng 
 	if q == nil {
 		return l.retry(ctx, deadline, rng, nil, try)
 	}
-	in := q.join(claim, now, deadline)
-	if err := in.await(ctx); err != nil {
+	in := q.join(ctx, claim, now, deadline)
+	if err := in.await(); err != nil {
 		l.leave(ctx, in)
 		return Lease{}, err
 	}

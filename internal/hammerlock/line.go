@@ -51,6 +51,9 @@ type line struct {
 	// dismissed, once set (Locker.Dismiss), sends every waiter home with
 	// it, those in line and those to come.
 	dismissed error
+	// watches are the contexts of the waiters behind the head, by their
+	// Done channel (see watch).
+	watches map[<-chan struct{}]*ctxWatch
 }
 
 // maxRun bounds how many times in a row the lock passes inside one
@@ -76,6 +79,7 @@ var errDismissed = errors.New("lock wait dismissed")
 // flash sale has tens of thousands of them.
 type place struct {
 	q          *line
+	ctx        context.Context // the waiter's: the line sends it home when it ends
 	prev, next *place
 	in         bool // linked in q
 	// slot is the place's index in q.due, -1 when it is not there (it
@@ -104,11 +108,11 @@ type Claim struct {
 	FenceKey string
 }
 
-// join puts a waiter that came at now and whose wait ends at deadline at
-// the end of the line. After a dismissal the place it returns is sent home
-// already.
-func (q *line) join(claim *Claim, now, deadline time.Time) *place {
-	p := &place{q: q, turn: make(chan struct{}), claim: claim, slot: -1, joined: now, deadline: deadline}
+// join puts a waiter that came at now, whose wait ends at deadline or
+// with ctx, at the end of the line. After a dismissal the place it returns
+// is sent home already.
+func (q *line) join(ctx context.Context, claim *Claim, now, deadline time.Time) *place {
+	p := &place{q: q, ctx: ctx, turn: make(chan struct{}), claim: claim, slot: -1, joined: now, deadline: deadline}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	switch {
@@ -120,6 +124,7 @@ func (q *line) join(claim *Claim, now, deadline time.Time) *place {
 	default:
 		p.prev, q.tail.next, q.tail, p.in = q.tail, p, p, true
 		heap.Push(&q.due, p)
+		q.watch(p)
 		q.arm(q.due[0].deadline)
 	}
 	return p
@@ -141,7 +146,7 @@ func (p *place) sendHome(err error) {
 // unlink takes p out of the list and the heap; the caller holds q.mu.
 func (q *line) unlink(p *place) {
 	if p.slot >= 0 {
-		heap.Remove(&q.due, p.slot)
+		q.undue(p)
 	}
 	if p.prev != nil {
 		p.prev.next = p.next
@@ -170,7 +175,7 @@ func (p *place) leave() (unused Lease, ok bool) {
 			q.trying = time.Time{}
 		}
 		if next := q.head; wasHead && next != nil {
-			heap.Remove(&q.due, next.slot)
+			q.undue(next)
 			next.promote()
 			select {
 			case <-p.kick: // a release p did not use: the lock may be free
@@ -345,15 +350,12 @@ func (q *line) kickHead() {
 }
 
 // await waits until p heads the line, and returns nil then; or the reason
-// it was sent home (ErrTimeout at its deadline, a dismissal), or ctx's
-// error. It holds no timer: the line's sends it home.
-func (p *place) await(ctx context.Context) error {
-	select {
-	case <-p.turn:
-		return p.out
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// it was sent home: ErrTimeout at its deadline, a dismissal, or its
+// context's error. It holds no timer and watches no context: the line
+// does both for all its waiters (expire, watch).
+func (p *place) await() error {
+	<-p.turn
+	return p.out
 }
 
 // Wake tells this Locker's waiters for key that the lock was released

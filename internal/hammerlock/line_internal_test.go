@@ -14,7 +14,7 @@ func TestHandedLeaseIsNeverLost(t *testing.T) {
 	q := &line{}
 	claim := &Claim{}
 	far := time.Now().Add(time.Hour)
-	head, second := q.join(claim, time.Now(), far), q.join(claim, time.Now(), far)
+	head, second := q.join(context.Background(), claim, time.Now(), far), q.join(context.Background(), claim, time.Now(), far)
 	if !q.hand(head, Lease{Token: "a"}) {
 		t.Fatal("hand to the head: refused")
 	}
@@ -39,10 +39,10 @@ func TestHandedLeaseIsNeverLost(t *testing.T) {
 func TestLineExpiresWaitersInOrder(t *testing.T) {
 	q := &line{}
 	start := time.Now()
-	head := q.join(nil, time.Now(), start)
-	late := q.join(nil, time.Now(), start.Add(120*time.Millisecond))
-	early := q.join(nil, time.Now(), start.Add(40*time.Millisecond))
-	gone := q.join(nil, time.Now(), start.Add(20*time.Millisecond))
+	head := q.join(context.Background(), nil, time.Now(), start)
+	late := q.join(context.Background(), nil, time.Now(), start.Add(120*time.Millisecond))
+	early := q.join(context.Background(), nil, time.Now(), start.Add(40*time.Millisecond))
+	gone := q.join(context.Background(), nil, time.Now(), start.Add(20*time.Millisecond))
 	gone.leave()
 	for _, w := range []struct {
 		p    *place
@@ -73,9 +73,9 @@ func TestLineExpiresWaitersInOrder(t *testing.T) {
 func TestLineTellsWhyItsTriesFailed(t *testing.T) {
 	q := &line{}
 	down := errors.New("connection refused")
-	q.join(nil, time.Now(), time.Now())
+	q.join(context.Background(), nil, time.Now(), time.Now())
 	q.tried(down)
-	w := q.join(nil, time.Now(), time.Now().Add(10*time.Millisecond))
+	w := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond))
 	<-w.turn
 	if !errors.Is(w.out, down) {
 		t.Errorf("sent home with %v, want the head's error %v", w.out, down)
@@ -87,7 +87,7 @@ func TestLineTellsWhyItsTriesFailed(t *testing.T) {
 func TestLineExpiresManyByDeadline(t *testing.T) {
 	q := &line{}
 	start := time.Now()
-	q.join(nil, time.Now(), start) // the head
+	q.join(context.Background(), nil, time.Now(), start) // the head
 	const n = 40
 	type waiter struct {
 		p  *place
@@ -96,7 +96,7 @@ func TestLineExpiresManyByDeadline(t *testing.T) {
 	ws := make([]waiter, n)
 	for i := range ws {
 		at := time.Duration(10+(i*7919)%50) * time.Millisecond // 10–59 ms, shuffled
-		ws[i] = waiter{q.join(nil, time.Now(), start.Add(at)), at}
+		ws[i] = waiter{q.join(context.Background(), nil, time.Now(), start.Add(at)), at}
 	}
 	for i := n - 1; i >= 0; i -= 5 { // some leave before their deadline
 		ws[i].p.leave()
@@ -127,10 +127,10 @@ func TestLineExpiresManyByDeadline(t *testing.T) {
 // before the try was sent, with ErrTimeout.
 func TestLineTellsAnUnansweredTry(t *testing.T) {
 	q := &line{}
-	q.join(nil, time.Now(), time.Now())
-	before := q.join(nil, time.Now(), time.Now().Add(10*time.Millisecond))
+	q.join(context.Background(), nil, time.Now(), time.Now())
+	before := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond))
 	q.sending()
-	after := q.join(nil, time.Now(), time.Now().Add(10*time.Millisecond))
+	after := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond))
 	<-before.turn
 	<-after.turn
 	if !errors.Is(before.out, ErrTimeout) {
@@ -145,14 +145,64 @@ func TestLineTellsAnUnansweredTry(t *testing.T) {
 // line home with one.
 func TestDismissWithoutReason(t *testing.T) {
 	q := &line{}
-	q.join(nil, time.Now(), time.Now().Add(time.Hour))
-	w := q.join(nil, time.Now(), time.Now().Add(time.Hour))
+	q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour))
+	w := q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour))
 	q.dismiss(nil)
 	<-w.turn
 	if w.out == nil {
 		t.Fatal("sent home without a reason: await would take it for its turn")
 	}
-	if late := q.join(nil, time.Now(), time.Now().Add(time.Hour)); late.out == nil {
+	if late := q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour)); late.out == nil {
 		t.Error("a waiter after the dismissal joined the line")
+	}
+}
+
+// TestLineSendsHomeWaitersWhoseContextEnded: waiters behind the head wait
+// on their turn alone; the line watches their contexts, once each, sends
+// home those whose context ended with its error, leaves the others be, and
+// stops watching a context once none of its waiters is left.
+func TestLineSendsHomeWaitersWhoseContextEnded(t *testing.T) {
+	q := &line{}
+	far := time.Now().Add(time.Hour)
+	a, cancelA := context.WithCancel(context.Background())
+	b, cancelB := context.WithCancel(context.Background())
+	defer cancelB()
+	head := q.join(a, nil, time.Now(), far)
+	a1, b1, a2 := q.join(a, nil, time.Now(), far), q.join(b, nil, time.Now(), far), q.join(a, nil, time.Now(), far)
+	if len(q.watches) != 2 || q.watches[a.Done()].n != 2 || q.watches[b.Done()].n != 1 {
+		t.Fatalf("watches %d, want 2: one for a's two waiters behind the head, one for b's", len(q.watches))
+	}
+	cancelA()
+	for _, p := range []*place{a1, a2} {
+		if err := awaitWithin(t, p); !errors.Is(err, context.Canceled) {
+			t.Errorf("a waiter of a cancelled context: %v, want context.Canceled", err)
+		}
+	}
+	q.mu.Lock()
+	if len(q.watches) != 1 || q.watches[b.Done()].n != 1 || q.head != head || head.next != b1 || b1.next != nil {
+		t.Errorf("after a ended: %d watches, line head %p next %p; want b's watch alone, and the head then b's waiter", len(q.watches), q.head, head.next)
+	}
+	q.mu.Unlock()
+	head.leave()
+	if err := awaitWithin(t, b1); err != nil {
+		t.Errorf("b's waiter, now the head: %v, want its turn", err)
+	}
+	if len(q.watches) != 0 {
+		t.Errorf("%d watches once nobody waits behind the head, want none", len(q.watches))
+	}
+}
+
+// awaitWithin is p.await(), failing the test if it has not returned in
+// a few seconds.
+func awaitWithin(t *testing.T, p *place) error {
+	t.Helper()
+	out := make(chan error, 1)
+	go func() { out <- p.await() }()
+	select {
+	case err := <-out:
+		return err
+	case <-time.After(5 * time.Second):
+		t.Fatal("await did not return within 5s")
+		return nil
 	}
 }
