@@ -77,7 +77,7 @@ func New(rdb redis.Cmdable, b Backoff) *Locker {
 // without it they are still found by polling.
 func (l *Locker) WithHandoff(key string) *Locker {
 	c := *l
-	c.lines = map[string]*line{key: {}}
+	c.lines = map[string]*line{key: {epoch: time.Now()}}
 	for k, q := range l.lines {
 		c.lines[k] = q
 	}
@@ -178,18 +178,17 @@ func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duratio
 // wait in it for their turn, each fit in a small goroutine stack; the
 // tries run in retry, on the stack of the few at the head.
 func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng *rand.Rand, claim *Claim, try func() (Lease, bool, error)) (Lease, error) {
-	now := time.Now()
-	deadline := now.Add(wait)
 	q := l.lines[key]
 	if q == nil {
-		return l.retry(ctx, deadline, rng, nil, try)
+		return l.retry(ctx, time.Now().Add(wait), rng, nil, try)
 	}
-	in := q.join(ctx, claim, now, deadline)
+	now := q.now()
+	in := q.join(ctx, claim, now, now.Add(wait))
 	if err := in.await(); err != nil {
 		l.leave(ctx, in)
 		return Lease{}, err
 	}
-	lease, err := l.retry(ctx, deadline, rng, in, try)
+	lease, err := l.retry(ctx, in.deadline, rng, in, try)
 	l.leave(ctx, in)
 	return lease, err
 }

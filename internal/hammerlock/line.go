@@ -30,6 +30,9 @@ func ReleasedChannel(key string) string { return key + ":released" }
 // deadline, and one timer for the whole line sends home those whose wait
 // is over (expire).
 type line struct {
+	// epoch is when the line was made, with its monotonic clock reading
+	// (see now).
+	epoch      time.Time
 	mu         sync.Mutex
 	head, tail *place
 	due        deadlines
@@ -107,6 +110,13 @@ type Claim struct {
 	// FenceKey, if set, makes the acquisition the fenced one.
 	FenceKey string
 }
+
+// now is the time by the monotonic clock alone: one read of the clock
+// where time.Now makes two (wall and monotonic), as every contender of a
+// flash sale's start does on its way into the line. Its wall reading is
+// the epoch's plus the monotonic time since, which is all a waiter's
+// arrival and deadline are used for: to compare and to wait.
+func (q *line) now() time.Time { return q.epoch.Add(time.Since(q.epoch)) }
 
 // join puts a waiter that came at now, whose wait ends at deadline or
 // with ctx, at the end of the line. After a dismissal the place it returns
