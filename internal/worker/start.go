@@ -96,7 +96,8 @@ func (b *barrier) hold() {
 
 // burstBytesPerGoroutine is about what a goroutine allocates between the
 // go signal and its first wait: a waiter's place in line and its channel.
-// 512 started no faster and left 20 MiB more resident in a flash sale.
+// 512 started no faster and left 20 MiB more resident in a flash sale
+// (docs/design/2026-12-06-flash-sale.md).
 const burstBytesPerGoroutine = 256
 
 // prefault allocates n bytes, touches each page and lets them go, so that
