@@ -100,9 +100,13 @@ func annotations(h History, t timeline) []porcupine.Annotation {
 	for _, f := range h.Faults {
 		a := porcupine.Annotation{Tag: "fault", Start: f.Start, End: max(f.End, f.Start),
 			Description: string(f.Fault), Details: f.Detail, BackgroundColor: "#f6c9a6"}
-		if f.Failed != "" {
+		switch {
+		case f.Failed != "":
 			a.Description += " (failed)"
 			a.Details += "; failed: " + f.Failed
+		case f.Unmet != "":
+			a.Description += " (unmet)"
+			a.Details += "; unmet: " + f.Unmet
 		}
 		out = append(out, a)
 	}

@@ -144,12 +144,16 @@ func (x *index) unexpectedErrors() []Violation {
 
 // stuckLock fails when contenders gave up waiting for the lock while seats
 // were still unsold: the lock wedged (a holder died with a lock that never
-// expires) or the wait was too short for the queue.
+// expires) or the wait was too short for the queue. Contenders that gave
+// up while a fault whose timeline did not happen held its holder back are
+// not counted.
 func (x *index) stuckLock() []Violation {
 	if !x.ledgerUsable() {
 		return nil
 	}
-	timedOut := x.count(history.LockTimeout)
+	// Those that gave up while a fault held its holder back waited on
+	// the fault (see unmetGaps).
+	timedOut := x.count(history.LockTimeout) - x.heldBackTimeouts()
 	unsold := x.in.Seats - len(x.in.Sales)
 	if timedOut == 0 || unsold <= 0 {
 		return nil

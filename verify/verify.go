@@ -182,8 +182,7 @@ type Verdict struct {
 // cut short, changed or unchecked, fewer or more attempts for a worker than
 // the race made, no sector row, attempts with an unrecognised outcome, a
 // fault whose timeline did not happen) makes it Unknown; otherwise it is
-// Valid. A stuck lock under a fault whose timeline did not happen is the
-// fault's doing, not the strategy's, and becomes a note.
+// Valid.
 func Check(in Input) Verdict {
 	idx := newIndex(in)
 	v := Verdict{
@@ -198,8 +197,6 @@ func Check(in Input) Verdict {
 	v.Notes = idx.notes()
 	var void []string
 	v.Violations, void = idx.standing(v.Violations)
-	v.Notes = append(v.Notes, void...)
-	v.Violations, void = idx.heldBack(v.Violations)
 	v.Notes = append(v.Notes, void...)
 	switch {
 	case len(v.Violations) > 0:

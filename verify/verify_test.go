@@ -384,7 +384,17 @@ func TestCheck(t *testing.T) {
 			name:        "stuck-lock-behind-an-unmet-fault",
 			in:          new(race).sold(1, 4).refused(6, history.LockTimeout).input(10, 10, 6).with(unmet),
 			wantStatus:  Unknown,
-			wantSummary: "unknown: fault lock-loss struck p0-g1, but nobody took the lock before the old holder went on: the overlap it makes never happened, so the run cannot show what lock-loss does to the strategy (worth a retry)",
+			wantSummary: "unknown: fault lock-loss struck p0-g1, but nobody took the lock before the old holder went on: the overlap it makes never happened, so the run cannot show what lock-loss does to the strategy (worth a retry); 6 contenders that gave up on the lock while it held its holder back are not counted as a stuck lock",
+		},
+		{
+			name: "stuck-lock-after-an-unmet-fault",
+			in: new(race).sold(1, 4).refused(6, history.LockTimeout).input(10, 10, 6).with(unmet).with(func(in *Input) {
+				for i := range in.Attempts[4:] { // the six that gave up, after the fault
+					in.Attempts[4+i].Invoke, in.Attempts[4+i].Complete = 4e9, 9e9
+				}
+			}),
+			wantStatus:  Invalid,
+			wantSummary: "invalid: stuck-lock (6 contenders gave up waiting for the lock while 6 of 10 seats were still unsold (a lock that never expired, or a --lock-wait too short for the queue))",
 		},
 		{
 			name:        "oversell-behind-an-unmet-fault",
@@ -442,10 +452,11 @@ func TestCheckIsDeterministic(t *testing.T) {
 }
 
 // unmet records a lock-loss that struck p0-g1 but whose timeline did not
-// happen: nobody took the lock before the holder went on.
+// happen: nobody took the lock before the holder went on, which it held
+// back for the first 3 s of the run.
 func unmet(in *Input) {
 	in.Fault = "lock-loss"
-	in.Faults = append(in.Faults, history.FaultEvent{Fault: "lock-loss", RequestID: "p0-g1", Start: 1, End: 2,
+	in.Faults = append(in.Faults, history.FaultEvent{Fault: "lock-loss", RequestID: "p0-g1", Start: 0, End: 3e9,
 		Detail: "the lock key was deleted while p0-g1 held it; nobody took the lock before the old holder went on",
 		Unmet:  "nobody took the lock before the old holder went on"})
 }

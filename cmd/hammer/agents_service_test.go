@@ -70,8 +70,13 @@ func TestMultiHostService(t *testing.T) {
 	// (stuck-lock). This test compares agents with local workers, not
 	// lock waits, so it waits longer.
 	path := ticketdFile(t, func(s string) string {
-		s = strings.Replace(s, `LOCK_WAIT_MS: "8000"`, `LOCK_WAIT_MS: "25000"`, 1)
-		return strings.Replace(s, "  timeout: 10s\n", "  timeout: 30s\n", 1)
+		for _, r := range [][2]string{{`LOCK_WAIT_MS: "8000"`, `LOCK_WAIT_MS: "25000"`}, {"  timeout: 10s\n", "  timeout: 30s\n"}} {
+			if strings.Count(s, r[0]) != 1 {
+				t.Fatalf("examples/ticketd/target.yaml has %q %d times, want once", r[0], strings.Count(s, r[0]))
+			}
+			s = strings.Replace(s, r[0], r[1], 1)
+		}
+		return s
 	})
 	// Faults that act on the replicas or on their way to the servers act
 	// on the coordinator's host, as without agents.

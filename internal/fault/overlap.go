@@ -65,7 +65,7 @@ func (u *Unmet) Error() string { return u.Why }
 func awaitNewHolder(ctx context.Context, c *Coordinator, before int64) (string, error) {
 	rdb, err := dial(c.WatchRedisURL)
 	if err != nil {
-		return "could not watch the lock: " + err.Error(), nil
+		return "", fmt.Errorf("watch the lock: %w", err)
 	}
 	defer rdb.Close()
 	locker := hammerlock.New(rdb, hammerlock.DefaultBackoff())

@@ -116,7 +116,12 @@ type Claim struct {
 // flash sale's start does on its way into the line. Its wall reading is
 // the epoch's plus the monotonic time since, which is all a waiter's
 // arrival and deadline are used for: to compare and to wait.
-func (q *line) now() time.Time { return q.epoch.Add(time.Since(q.epoch)) }
+func (q *line) now() time.Time {
+	if q.epoch.IsZero() {
+		return time.Now()
+	}
+	return q.epoch.Add(time.Since(q.epoch))
+}
 
 // join puts a waiter that came at now, whose wait ends at deadline or
 // with ctx, at the end of the line. After a dismissal the place it returns

@@ -91,6 +91,9 @@ type FaultEvent struct {
 	Lasted float64 `json:"lasted_s"`
 	Detail string  `json:"detail"`
 	Failed string  `json:"failed,omitempty"`
+	// Unmet says what of the fault's timeline did not happen
+	// (history.FaultEvent.Unmet).
+	Unmet string `json:"unmet,omitempty"`
 }
 
 // CurveEvent is a race's curve by when each attempt was answered (not

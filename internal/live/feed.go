@@ -152,7 +152,7 @@ func (r *race) fault(ev history.FaultEvent) {
 	r.faults.Add(1)
 	r.feed.m.strikes.WithLabelValues(string(ev.Fault)).Inc()
 	fe := FaultEvent{Run: r.name, Fault: string(ev.Fault), Lasted: time.Duration(ev.End - ev.Start).Seconds(),
-		Detail: r.feed.redact(ev.Detail), Failed: r.feed.redact(ev.Failed)}
+		Detail: r.feed.redact(ev.Detail), Failed: r.feed.redact(ev.Failed), Unmet: r.feed.redact(ev.Unmet)}
 	if goAt := r.goAt.Load(); goAt > 0 {
 		fe.T = time.Duration(ev.Start - goAt).Seconds()
 	}
