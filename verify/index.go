@@ -23,6 +23,9 @@ type index struct {
 	// ownSales counts the distinct request ids of the sale rows that are
 	// the race's own (distinctOwn).
 	ownSales int
+	// heldBack counts the contenders that gave up on the lock while a
+	// fault whose timeline did not happen held its holder back (unmet.go).
+	heldBack int
 }
 
 func newIndex(in Input) *index {
@@ -42,6 +45,7 @@ func newIndex(in Input) *index {
 	x.ownSales = distinctOwn(in.Sales, x.attempts)
 	x.overlaps = x.classify()
 	x.miscounted = miscounted(in)
+	x.heldBack = heldBackTimeouts(in.Attempts, unmetFaults(in.Faults))
 	return x
 }
 

@@ -153,7 +153,7 @@ func (x *index) stuckLock() []Violation {
 	}
 	// Those that gave up while a fault held its holder back waited on
 	// the fault (see unmetGaps).
-	timedOut := x.count(history.LockTimeout) - x.heldBackTimeouts()
+	timedOut := x.count(history.LockTimeout) - x.heldBack
 	unsold := x.in.Seats - len(x.in.Sales)
 	if timedOut == 0 || unsold <= 0 {
 		return nil

@@ -2,16 +2,17 @@ package verify
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hammer-load/hammer/history"
 )
 
-// unmet returns the fault events that struck but whose timeline did not
-// happen (history.FaultEvent.Unmet): the lock was taken from a holder and
-// nobody took it before that holder went on.
-func (x *index) unmet() []history.FaultEvent {
+// unmetFaults returns the fault events that struck but whose timeline
+// did not happen (history.FaultEvent.Unmet): the lock was taken from a
+// holder and nobody took it before that holder went on.
+func unmetFaults(faults []history.FaultEvent) []history.FaultEvent {
 	var out []history.FaultEvent
-	for _, f := range x.in.Faults {
+	for _, f := range faults {
 		if f.Unmet != "" && f.Failed == "" {
 			out = append(out, f)
 		}
@@ -26,36 +27,31 @@ func (x *index) unmet() []history.FaultEvent {
 // stuck lock because they gave up while the fault held its holder back.
 func (x *index) unmetGaps() []string {
 	var out []string
-	for _, f := range x.unmet() {
+	for _, f := range unmetFaults(x.in.Faults) {
 		out = append(out, fmt.Sprintf("fault %s struck %s, but %s: the overlap it makes never happened, so the run cannot show what %s does to the strategy (worth a retry)",
 			f.Fault, f.RequestID, f.Unmet, f.Fault))
 	}
-	if n := x.heldBackTimeouts(); n > 0 && len(out) > 0 {
+	if n := x.heldBack; n > 0 && len(out) > 0 {
 		out[0] += fmt.Sprintf("; %s that gave up on the lock while it held its holder back %s not counted as a stuck lock",
 			plural(n, "contender", "contenders"), pick(n, "is", "are"))
 	}
 	return out
 }
 
-// heldBack reports whether attempt a waited for the lock while a fault
-// whose timeline did not happen held its struck holder back: from the
-// strike until that holder went on, the fault, not the strategy, kept the
-// lock from the waiters.
-func (x *index) heldBack(a *history.Attempt) bool {
-	for _, f := range x.in.Faults {
-		if f.Unmet != "" && f.Failed == "" && a.Invoke <= f.End && a.Complete >= f.Start {
-			return true
-		}
+// heldBackTimeouts counts the attempts that gave up on the lock while one
+// of the unmet faults held its struck holder back: from the strike until
+// that holder went on, the fault, not the strategy, kept the lock from
+// the waiters.
+func heldBackTimeouts(attempts []history.Attempt, unmet []history.FaultEvent) int {
+	if len(unmet) == 0 {
+		return 0
 	}
-	return false
-}
-
-// heldBackTimeouts counts the contenders that gave up on the lock while a
-// fault whose timeline did not happen held its holder back.
-func (x *index) heldBackTimeouts() int {
 	n := 0
-	for i := range x.in.Attempts {
-		if a := &x.in.Attempts[i]; a.Outcome == history.LockTimeout && x.heldBack(a) {
+	for i := range attempts {
+		a := &attempts[i]
+		if a.Outcome == history.LockTimeout && slices.ContainsFunc(unmet, func(f history.FaultEvent) bool {
+			return a.Invoke <= f.End && a.Complete >= f.Start
+		}) {
 			n++
 		}
 	}

@@ -125,10 +125,25 @@ func folderSize(dir string) (size int64, attempts int) {
 		}
 		return nil
 	})
-	if b, err := os.ReadFile(filepath.Join(dir, "history.jsonl")); err == nil {
-		attempts = bytes.Count(b, []byte{'\n'})
+	if f, err := os.Open(filepath.Join(dir, "history.jsonl")); err == nil {
+		attempts = countLines(f)
+		f.Close()
 	}
 	return size, attempts
+}
+
+// countLines counts the newlines r holds, a buffer at a time: a soak's
+// history is hundreds of megabytes.
+func countLines(r io.Reader) int {
+	buf := make([]byte, 256<<10)
+	n := 0
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			return n
+		}
+	}
 }
 
 // renderSoak prints the soak's section: its memory each sample, with a bar

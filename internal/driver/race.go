@@ -257,13 +257,12 @@ func (f *fleet) collect(ctx context.Context, o Options, s *striker, down <-chan 
 					lat.Merge(got)
 					shipped[ev.proc] = true
 				}
-			case ev.msg.Attempt != nil && sp != nil:
-				sp.add(ev.msg.Attempt)
-				if o.OnAttempt != nil {
-					o.OnAttempt(*ev.msg.Attempt)
-				}
 			case ev.msg.Attempt != nil:
-				attempts = append(attempts, *ev.msg.Attempt)
+				if sp != nil {
+					sp.add(ev.msg.Attempt)
+				} else {
+					attempts = append(attempts, *ev.msg.Attempt)
+				}
 				if o.OnAttempt != nil {
 					o.OnAttempt(*ev.msg.Attempt)
 				}

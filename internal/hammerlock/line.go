@@ -386,9 +386,8 @@ func (l *Locker) Wake(key string) {
 // Dismiss sends this Locker's waiters for key home with why (a generic
 // reason if nil): those in line at once, the head at its next try, and
 // those that come later without trying, so that Retry returns why to
-// each. It is for a wait
-// that became pointless for everyone (the sector sold out). A Locker
-// without handoff for key has no line to dismiss.
+// each. It is for a wait that became pointless for everyone (the sector
+// sold out). A Locker without handoff for key has no line to dismiss.
 func (l *Locker) Dismiss(key string, why error) {
 	if q := l.lines[key]; q != nil {
 		q.dismiss(why)
