@@ -13,7 +13,9 @@ import (
 )
 
 // barrier holds a worker's goroutines until the go signal and lets them
-// all go at its instant, as nearly at once as the host allows. What the
+// all go at its instant, as nearly at once as the host allows. The signal
+// wakes one goroutine per P, and each goroutine wakes the next of its
+// chain as it passes (see gates). What the
 // attempts need is built before (connections opened, each goroutine's
 // first request made up, its stack grown: see primeStack); between the
 // signal and the last goroutine's first attempt the garbage collector does
@@ -28,6 +30,16 @@ type barrier struct {
 	prime  chan struct{}
 	primed sync.WaitGroup
 	open   chan struct{}
+	// gates[g] is what goroutine g waits on: open for the first chains
+	// goroutines, and for goroutine g after them a channel that goroutine
+	// g-chains closes as it passes. Woken by the one before it, the next
+	// goroutine goes to the P's runnext, still in the cache; one close
+	// waking them all put thousands on the runtime's global run queue,
+	// each fetched from memory again (a flash sale's start went from 65
+	// to 58 ms: docs/design/2026-12-06-flash-sale.md). One chain per P
+	// lets the Ps of a worker start their goroutines side by side.
+	gates  []chan struct{}
+	chains int
 	left   atomic.Int64 // goroutines that have not passed yet
 	// gcPercent is the GOGC the collector had before hold; resume
 	// restores it once.
@@ -64,13 +76,21 @@ const (
 	burstLead         = 5 * time.Millisecond
 )
 
-// newBarrier is a closed barrier for goroutines goroutines, each of which
-// grows its stack to stack bytes before the go signal (see primeStack);
-// with rt, its start is a real-time burst.
+// newBarrier is a closed barrier for goroutines goroutines, numbered from
+// 0, each of which grows its stack to stack bytes before the go signal
+// (see primeStack); with rt, its start is a real-time burst.
 func newBarrier(goroutines, stack int, rt bool) *barrier {
 	b := &barrier{
 		prime: make(chan struct{}), open: make(chan struct{}), stack: stack, goroutines: goroutines,
 		burstWanted: rt, limit: burstLimit + time.Duration(goroutines)*burstPerGoroutine,
+		gates: make([]chan struct{}, goroutines), chains: runtime.GOMAXPROCS(0),
+	}
+	for g := range b.gates {
+		if g < b.chains {
+			b.gates[g] = b.open
+		} else {
+			b.gates[g] = make(chan struct{})
+		}
 	}
 	b.left.Store(int64(goroutines))
 	b.primed.Add(goroutines)
@@ -149,14 +169,19 @@ func (b *barrier) openAt(at int64) {
 	close(b.open)
 }
 
-// wait blocks the calling goroutine until the barrier opens, growing its
-// stack on the way; the last goroutine to pass lets the collector run
-// again. Every goroutine of the barrier must call it once.
-func (b *barrier) wait() {
+// wait blocks goroutine g until its turn after the barrier opens, growing
+// its stack on the way, and wakes the next goroutine of its chain; the
+// last goroutine to pass lets the collector run again. Every goroutine of
+// the barrier must call it once, with its own number: one that never does
+// holds back the rest of its chain.
+func (b *barrier) wait(g int) {
 	<-b.prime
 	primeStack(b.stack / 2)
 	b.primed.Done()
-	<-b.open
+	<-b.gates[g]
+	if next := g + b.chains; next < len(b.gates) {
+		close(b.gates[next])
+	}
 	if b.left.Add(-1) == 0 {
 		b.release()
 	}

@@ -40,9 +40,9 @@ func TestRealtimeStart(t *testing.T) {
 		b.limit = tt.limit
 		var fifo atomic.Int64
 		var passed sync.WaitGroup
-		for range n {
+		for g := range n {
 			passed.Go(func() {
-				b.wait()
+				b.wait(g)
 				if attr, err := unix.SchedGetAttr(0, 0); err == nil && attr.Policy == unix.SCHED_FIFO {
 					fifo.Add(1)
 				}

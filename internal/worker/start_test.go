@@ -3,6 +3,7 @@ package worker
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -12,12 +13,13 @@ import (
 // back; the goroutines then pass when the barrier opens.
 func TestHoldPrimesStacks(t *testing.T) {
 	const n = 200
+	runtime.GC() // frees the stack spans earlier tests' goroutines left
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b := newBarrier(n, primedStack, false)
 	var passed sync.WaitGroup
-	for range n {
-		passed.Go(b.wait)
+	for g := range n {
+		passed.Go(func() { b.wait(g) })
 	}
 	b.hold()
 	defer b.release()
@@ -33,5 +35,49 @@ func TestHoldPrimesStacks(t *testing.T) {
 	passed.Wait()
 	if left := b.left.Load(); left != 0 {
 		t.Errorf("%d goroutines have not passed the open barrier", left)
+	}
+}
+
+// The go signal wakes one goroutine per P and each wakes the next of its
+// chain: every goroutine passes, whatever the number of chains and however
+// the goroutines divide among them, and none before the barrier opens.
+func TestBarrierChainsPassEveryGoroutine(t *testing.T) {
+	t.Cleanup(runtime.SetDefaultGOMAXPROCS)
+	for _, tt := range []struct{ procs, goroutines int }{
+		{1, 1}, {1, 300}, {2, 1}, {2, 301}, {3, 2}, {3, 100}, {8, 1000},
+	} {
+		runtime.GOMAXPROCS(tt.procs)
+		b := newBarrier(tt.goroutines, primedStack, false)
+		if b.chains != tt.procs {
+			t.Fatalf("GOMAXPROCS %d: %d chains, want one per P", tt.procs, b.chains)
+		}
+		var early atomic.Int64
+		opened := make(chan struct{})
+		var passed sync.WaitGroup
+		for g := range tt.goroutines {
+			passed.Go(func() {
+				b.wait(g)
+				select {
+				case <-opened:
+				default:
+					early.Add(1)
+				}
+			})
+		}
+		b.hold()
+		close(opened)
+		b.openAt(time.Now().UnixNano())
+		done := make(chan struct{})
+		go func() { passed.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("GOMAXPROCS %d, %d goroutines: %d have not passed 10 s after the barrier opened",
+				tt.procs, tt.goroutines, b.left.Load())
+		}
+		if n := early.Load(); n > 0 {
+			t.Errorf("GOMAXPROCS %d, %d goroutines: %d passed before the barrier opened", tt.procs, tt.goroutines, n)
+		}
+		b.release()
 	}
 }

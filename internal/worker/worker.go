@@ -132,7 +132,7 @@ func startContenders(ctx context.Context, cfg wire.Config, c Contender,
 			warm.Done()
 			rngs := newRNGs(&cfg, g, copies)
 			if cfg.Rate > 0 {
-				start.wait()
+				start.wait(g)
 				serve(ctx, &cfg, c, g, rngs, jobs, ob)
 			} else {
 				contend(ctx, &cfg, c, g, rngs, start, ob)
@@ -154,7 +154,7 @@ func startContenders(ctx context.Context, cfg wire.Config, c Contender,
 // signal is the attempt itself.
 func contend(ctx context.Context, cfg *wire.Config, c Contender, g int, rngs []*rand.Rand, start *barrier, out *outbox) {
 	a := newAttempt(cfg, g, wire.RequestID(cfg.Proc, g, 0))
-	start.wait()
+	start.wait(g)
 	for k := range cfg.Attempts {
 		if k > 0 {
 			a = newAttempt(cfg, g, wire.RequestID(cfg.Proc, g, k))
