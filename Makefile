@@ -6,7 +6,7 @@ NPM  ?= npm
 BIN  := bin/hammer
 ARGS ?=
 
-.PHONY: all build vendor-uplot release-check load gate gate-redlock gate-locks gate-repeat bench test test-short test-release test-tools fuzz vet services examples load-service gate-service up down clean cli-reference
+.PHONY: all build vendor-uplot release-check load gate gate-redlock gate-locks gate-repeat bench test test-race-cli test-short test-release test-tools fuzz vet services examples load-service gate-service up down clean cli-reference
 
 all: build
 
@@ -76,13 +76,19 @@ vet:
 test-short:
 	$(GO) test -short -count=1 ./...
 
-## test: vet, then every test with -race against real Redis, PostgreSQL, the example services (built
-## first) and headless Chromium; what is missing is installed (apt-get as root) or named, and the
-## integration tests fail, never skip, without it; then, without -race (which makes frames larger),
-## the guard of a lock waiter's stack size
+## test: vet, then every test against real Redis, PostgreSQL, the example services (built first)
+## and headless Chromium, each package under -race but cmd/hammer's end-to-end tests, which run
+## beside them without it (scripts/test.sh); what is missing is installed (apt-get as root) or
+## named, and the integration tests fail, never skip, without it; then, without -race (which makes
+## frames larger), the guard of a lock waiter's stack size
 test: services test-tools examples vet
-	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 -timeout 20m ./...
+	GO=$(GO) ./scripts/test.sh
 	$(GO) test -count=1 -run '^TestLineWaitersFitTheirStack$$' ./internal/worker
+
+## test-race-cli: cmd/hammer's end-to-end tests under the race detector (about 3.5 minutes here);
+## .ci/run runs it after make test
+test-race-cli: services test-tools examples
+	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 -timeout 20m ./cmd/hammer
 
 ## test-tools: install Node/npm, PHP (php-cli, php-pgsql, php-nrk-predis) and Chromium if missing (scripts/ensure-test-tools.sh)
 test-tools:
