@@ -39,45 +39,64 @@ func TestHoldPrimesStacks(t *testing.T) {
 }
 
 // The go signal wakes one goroutine per P and each wakes the next of its
-// chain: every goroutine passes, whatever the number of chains and however
-// the goroutines divide among them, and none before the barrier opens.
+// chain: the first goroutine of each chain waits on the go signal and
+// every other one on a gate of its own; every goroutine passes, whatever
+// the number of chains and however the goroutines divide among them, and
+// none before the barrier opens.
 func TestBarrierChainsPassEveryGoroutine(t *testing.T) {
 	t.Cleanup(runtime.SetDefaultGOMAXPROCS)
 	for _, tt := range []struct{ procs, goroutines int }{
 		{1, 1}, {1, 300}, {2, 1}, {2, 301}, {3, 2}, {3, 100}, {8, 1000},
 	} {
 		runtime.GOMAXPROCS(tt.procs)
-		b := newBarrier(tt.goroutines, primedStack, false)
-		if b.chains != tt.procs {
-			t.Fatalf("GOMAXPROCS %d: %d chains, want one per P", tt.procs, b.chains)
+		passChains(t, tt.procs, tt.goroutines)
+	}
+}
+
+// passChains builds a barrier for goroutines goroutines on procs Ps,
+// checks its chains and lets the goroutines through it.
+func passChains(t *testing.T, procs, goroutines int) {
+	t.Helper()
+	b := newBarrier(goroutines, primedStack, false)
+	defer b.release()
+	if b.chains != procs {
+		t.Fatalf("GOMAXPROCS %d: %d chains, want one per P", procs, b.chains)
+	}
+	own := map[chan struct{}]bool{}
+	for g, gate := range b.gates {
+		switch {
+		case g < b.chains && gate != b.open:
+			t.Fatalf("GOMAXPROCS %d: goroutine %d heads a chain but does not wait on the go signal", procs, g)
+		case g >= b.chains && (gate == b.open || own[gate]):
+			t.Fatalf("GOMAXPROCS %d: goroutine %d does not wait on a gate of its own", procs, g)
 		}
-		var early atomic.Int64
-		opened := make(chan struct{})
-		var passed sync.WaitGroup
-		for g := range tt.goroutines {
-			passed.Go(func() {
-				b.wait(g)
-				select {
-				case <-opened:
-				default:
-					early.Add(1)
-				}
-			})
-		}
-		b.hold()
-		close(opened)
-		b.openAt(time.Now().UnixNano())
-		done := make(chan struct{})
-		go func() { passed.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("GOMAXPROCS %d, %d goroutines: %d have not passed 10 s after the barrier opened",
-				tt.procs, tt.goroutines, b.left.Load())
-		}
-		if n := early.Load(); n > 0 {
-			t.Errorf("GOMAXPROCS %d, %d goroutines: %d passed before the barrier opened", tt.procs, tt.goroutines, n)
-		}
-		b.release()
+		own[gate] = true
+	}
+	var early atomic.Int64
+	opened := make(chan struct{})
+	var passed sync.WaitGroup
+	for g := range goroutines {
+		passed.Go(func() {
+			b.wait(g)
+			select {
+			case <-opened:
+			default:
+				early.Add(1)
+			}
+		})
+	}
+	b.hold()
+	close(opened)
+	b.openAt(time.Now().UnixNano())
+	done := make(chan struct{})
+	go func() { passed.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("GOMAXPROCS %d, %d goroutines: %d have not passed 10 s after the barrier opened",
+			procs, goroutines, b.left.Load())
+	}
+	if n := early.Load(); n > 0 {
+		t.Errorf("GOMAXPROCS %d, %d goroutines: %d passed before the barrier opened", procs, goroutines, n)
 	}
 }
