@@ -86,8 +86,7 @@ test: services test-tools examples vet
 	$(GO) test -count=1 -run '^TestLineWaitersFitTheirStack$$' ./internal/worker
 
 ## test-race-cli: cmd/hammer's end-to-end tests under the race detector (about 3.5 minutes here,
-## set-up included);
-## .ci/run runs it after make test
+## set-up included); .ci/run runs it after make test
 test-race-cli: services test-tools examples
 	HAMMER_REQUIRE_SERVICES=1 $(GO) test -race -count=1 -timeout 20m ./cmd/hammer
 

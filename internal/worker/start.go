@@ -35,7 +35,7 @@ type barrier struct {
 	// g-chains closes as it passes. Woken by the one before it, the next
 	// goroutine goes to the P's runnext, still in the cache; one close
 	// waking them all put thousands on the runtime's global run queue,
-	// each fetched from memory again (a flash sale's start went from 65
+	// each fetched from memory again (a flash sale's start went from 67
 	// to 58 ms: docs/design/2026-12-06-flash-sale.md). One chain per P
 	// lets the Ps of a worker start their goroutines side by side.
 	gates  []chan struct{}
