@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hammer-load/hammer/folder"
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
 // startHammer starts this test binary as the hammer command with args, in
@@ -166,22 +167,27 @@ func TestStopSignals(t *testing.T) {
 }
 
 // TestSecondInterruptExitsAtOnce: a second Ctrl-C does not wait for the
-// clean-up the first one started.
+// clean-up the first one started. Redis is frozen just before the first,
+// so that the clean-up waits on it for seconds: the second comes oneStop
+// later, a request of its own, while the first's clean-up still runs.
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	st := stacktest.Private(t)
+	_, redisPid := stacktest.FreezableRedis(t, st.RedisURL)
 	out := filepath.Join(t.TempDir(), "out")
 	stderr := newWatched("stopping the race")
-	cmd := startHammerTo(t, io.Discard, stderr, append([]string{"run", "--mode", "lock-only", "--fault", "pause-stop",
-		"--lock-ttl", "10s", "--procs", "2", "--goroutines", "20", "--seats", "20", "--quiet", "--out", out}, stackArgs(t)...)...)
+	cmd := startHammerTo(t, io.Discard, stderr, "run", "--mode", "lock-only", "--fault", "pause-stop",
+		"--lock-ttl", "10s", "--procs", "2", "--goroutines", "20", "--seats", "20", "--quiet", "--out", out,
+		"--stack", "external", "--redis-url", st.RedisURL, "--pg-url", st.PGURL)
 	pid := cmd.Process.Pid
 	waitFor(t, 30*time.Second, "a worker stopped by the fault", func() bool { return anyIn(children(pid), "T") })
+	_ = syscall.Kill(redisPid, syscall.SIGSTOP)
 	_ = syscall.Kill(pid, syscall.SIGINT)
-	// The second once hammer has said the first was handled (two sent at
-	// once arrive as one), before its clean-up can have ended.
 	select {
 	case <-stderr.seen:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("hammer did not say it was stopping after an interrupt; stderr %q", stderr)
 	}
+	time.Sleep(oneStop) // a second request, not the first delivered twice
 	_ = syscall.Kill(pid, syscall.SIGINT)
 	code, took := exitCode(t, cmd)
 	if code != exitInfra || !strings.Contains(stderr.String(), "exiting at once") {
@@ -189,6 +195,35 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	}
 	if took > 2*time.Second {
 		t.Errorf("took %s to exit after the second interrupt", took)
+	}
+}
+
+// TestOneStopDeliveredTwice: timeout(1) sends its signal to hammer and then
+// to hammer's process group, so one request arrives twice within
+// microseconds (here 20 ms, so that the two are never merged into one on
+// the way): hammer still cleans up and saves the folder, rather than take
+// the second for an impatient "exit at once".
+func TestOneStopDeliveredTwice(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout bytes.Buffer
+	stderr := newWatched("stopping the race")
+	cmd := startHammerTo(t, &stdout, stderr, append([]string{"run", "--mode", "lock-only", "--fault", "pause-stop",
+		"--lock-ttl", "10s", "--procs", "2", "--goroutines", "20", "--seats", "20", "--quiet", "--out", out}, stackArgs(t)...)...)
+	pid := cmd.Process.Pid
+	waitFor(t, 30*time.Second, "a worker stopped by the fault", func() bool { return anyIn(children(pid), "T") })
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	time.Sleep(20 * time.Millisecond)
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	code, _ := exitCode(t, cmd)
+	if code != exitInfra || strings.Contains(stderr.String(), "exiting at once") {
+		t.Errorf("exit %d, stderr %q; want %d after a clean-up", code, stderr, exitInfra)
+	}
+	f, err := folder.Load(out)
+	if err != nil {
+		t.Fatalf("no readable folder after one stop delivered twice: %v", err)
+	}
+	if len(f.Manifest.Runs) != 1 || !strings.Contains(strings.Join(f.Manifest.Runs[0].Incomplete, "; "), "interrupted") {
+		t.Errorf("the folder is not marked interrupted: %+v", f.Manifest.Runs)
 	}
 }
 
