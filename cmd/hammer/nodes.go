@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hammer-load/hammer/internal/stack"
 	"github.com/hammer-load/hammer/scenarios"
@@ -49,6 +52,10 @@ func (f *raceFlags) checkNodes(scns []scenarios.Scenario) error {
 			plural(len(urls), "1 Redis URL", fmt.Sprintf("%d Redis URLs", len(urls))), f.redisNodes)
 	case kind == stack.Docker && f.redisNodes > 1:
 		return fmt.Errorf("--redis-nodes %d needs --stack local or external: a docker stack runs one Redis", f.redisNodes)
+	case f.external():
+		if node, ok := repeatedNode(urls); ok {
+			return fmt.Errorf("--redis-url lists the same Redis node twice (%s): a Redlock's nodes must be distinct, or no majority can ever take the lock", node)
+		}
 	}
 	for _, sc := range scns {
 		if err := f.withNodes(sc).CheckNodes(); err != nil {
@@ -56,6 +63,25 @@ func (f *raceFlags) checkNodes(scns []scenarios.Scenario) error {
 		}
 	}
 	return nil
+}
+
+// repeatedNode returns the first Redis node (address and database, never
+// the password) that urls name twice. URLs that do not parse are left to
+// the stack's own check, which names the flag.
+func repeatedNode(urls []string) (string, bool) {
+	seen := map[string]bool{}
+	for _, u := range urls {
+		opt, err := redis.ParseURL(u)
+		if err != nil {
+			continue
+		}
+		node := fmt.Sprintf("%s, database %d", opt.Addr, opt.DB)
+		if seen[node] {
+			return node, true
+		}
+		seen[node] = true
+	}
+	return "", false
 }
 
 // withNodes is sc raced on --redis-nodes Redis nodes, unless it says how
@@ -82,15 +108,31 @@ func (f *raceFlags) stackNodes(scns []scenarios.Scenario) int {
 	return n
 }
 
-// withNodeURLs is args with each comma-separated piece added: the URL of
-// each Redis node of a --redis-url list, whose passwords must be masked
-// too (the whole list is kept as well, for a password with a comma).
+// withNodeURLs is args with each comma-separated list of URLs replaced by
+// its pieces: the URL of each Redis node of a --redis-url list, whose
+// passwords must be masked. A list read whole would make its hosts look
+// like part of a password. A piece that is not a URL of its own may be
+// part of a password with a comma: then the whole is kept as well.
 func withNodeURLs(args []string) []string {
-	out := slices.Clone(args)
+	var out []string
 	for _, a := range args {
-		if strings.Contains(a, ",") {
-			out = append(out, strings.Split(a, ",")...)
+		value := a
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			value = v // --redis-url=LIST
+		}
+		pieces := strings.Split(value, ",")
+		if len(pieces) == 1 || slices.ContainsFunc(pieces, notURL) {
+			out = append(out, a)
+		}
+		if len(pieces) > 1 {
+			out = append(out, pieces...)
 		}
 	}
 	return out
+}
+
+// notURL reports whether s is not a URL with a scheme and a host.
+func notURL(s string) bool {
+	u, err := url.Parse(strings.TrimSpace(s))
+	return err != nil || u.Scheme == "" || u.Host == ""
 }

@@ -42,9 +42,33 @@ func TestRedisNodes(t *testing.T) {
 	if got := f.stackNodes(cells); got != 2 {
 		t.Errorf("an external stack with 2 URLs has %d nodes, want 2", got)
 	}
+	f.redisURL = "redis://:pw-one@h:1/0,redis://:pw-two@h:2/0,redis://:pw-three@h:1"
+	err := f.checkNodes(nil)
+	if err == nil || !strings.Contains(err.Error(), "same Redis node twice (h:1, database 0)") || strings.Contains(err.Error(), "pw-") {
+		t.Errorf("three URLs, the first and the last one node: %v", err)
+	}
+	f.redisURL = "redis://:pw-one@h:1/0,redis://:pw-two@h:2/0,redis://:pw-three@h:1/1"
+	if err := f.checkNodes(nil); err != nil {
+		t.Errorf("three distinct nodes (two databases of one server): %v", err)
+	}
+	f.redisURL = " redis://:pw-one@h:1/0, redis://:pw-two@h:2/0 "
 	r := redact.URLs(withNodeURLs([]string{"--redis-url", f.redisURL})...)
-	if got := r.String("node pw-one, node pw-two"); got != "node xxxxx, node xxxxx" {
-		t.Errorf("masked %q: a node's password shows", got)
+	if got := r.String("node pw-one, node pw-two at h:1 and h:2"); got != "node xxxxx, node xxxxx at h:1 and h:2" {
+		t.Errorf("masked %q: a node's password shows, or its host does not", got)
+	}
+	list := "redis://:secret@127.0.0.1:1,redis://:secret@127.0.0.1:2/0,redis://127.0.0.1:3"
+	r = redact.URLs(withNodeURLs([]string{"--redis-url", list})...)
+	if got := r.String("secret at 127.0.0.1:1"); got != "xxxxx at 127.0.0.1:1" {
+		t.Errorf("masked %q, want the password alone masked", got)
+	}
+	r = redact.URLs(withNodeURLs([]string{"--redis-url=" + list})...)
+	if got := r.String("secret at 127.0.0.1:1"); got != "xxxxx at 127.0.0.1:1" {
+		t.Errorf("--redis-url=LIST: masked %q, want the password alone masked", got)
+	}
+	comma := "redis://:pa,ss-word@h:1"
+	r = redact.URLs(withNodeURLs([]string{"--redis-url", comma})...)
+	if got := r.String("pa,ss-word"); got != "xxxxx" {
+		t.Errorf("a password with a comma masked as %q", got)
 	}
 }
 
