@@ -94,6 +94,20 @@ func TestRedisReplicaURL(t *testing.T) {
 	failsBeforeAnything(t, &stack.Stack{RedisURL: own.RedisURL, PGURL: own.PGURL}, args, exitUsage, "read-only replica; give the URL of its primary")
 }
 
+// TestRedisDatabaseOutOfRange: a Redis URL whose database number the
+// server does not have is the user's mistake (exit 2), not a server that
+// failed (exit 3, as it was).
+func TestRedisDatabaseOutOfRange(t *testing.T) {
+	st := stacktest.Get(t)
+	u, err := url.Parse(st.RedisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/99"
+	args := []string{"run", "--mode", "lock-plus-update", "--stack", "external", "--redis-url", u.String(), "--pg-url", st.PGURL}
+	failsBeforeAnything(t, st, args, exitUsage, "database number is not one the server has")
+}
+
 // withUser is rawURL with the given user and password.
 func withUser(t *testing.T, rawURL, user, password string) string {
 	t.Helper()

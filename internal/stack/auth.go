@@ -67,6 +67,8 @@ func redisMisdirected(err error) (string, bool) {
 		return "it is a Redis Cluster node, and hammer needs a standalone Redis (or --redis-nodes)", true
 	case strings.Contains(msg, "called without any password configured"):
 		return "the URL gives a password, but the server has none set; remove it from the URL", true
+	case strings.HasPrefix(msg, "ERR DB index is out of range"):
+		return "the URL's database number is not one the server has (its `databases` setting; 0 to 15 by default)", true
 	}
 	return "", false
 }

@@ -65,6 +65,7 @@ func TestMisdirected(t *testing.T) {
 		{fmt.Errorf("probe: %w", redisErr("READONLY You can't write against a read only replica.")), "read-only replica"},
 		{redisErr("MOVED 3999 127.0.0.1:6381"), "Redis Cluster"},
 		{redisErr("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"), "has none set"},
+		{redisErr("ERR DB index is out of range"), "database number"},
 		{redisErr("EXECABORT Transaction discarded because of previous errors."), ""},
 		{redisErr("LOADING Redis is loading the dataset in memory"), ""},
 		{errors.New("READONLY in a message that is not Redis's"), ""},
