@@ -183,6 +183,12 @@ func TestBadTargets(t *testing.T) {
 		{"setup SQL names a missing table", func(s string) string {
 			return strings.Replace(s, "INSERT INTO sectors VALUES", "INSERT INTO sector VALUES", 1)
 		}, exitUsage, `statement 3 (INSERT INTO sector VALUES (1, 20, 20)): relation "sector" does not exist (SQLSTATE 42P01)`},
+		{"truth.ledger names a table setup did not make", func(s string) string {
+			return strings.Replace(s, "seat FROM sales WHERE", "seat FROM salez WHERE", 1)
+		}, exitUsage, `target.yaml: truth.ledger: relation "salez" does not exist (SQLSTATE 42P01)`},
+		{"truth.sector returns one column", func(s string) string {
+			return strings.Replace(s, "SELECT capacity, available FROM sectors", "SELECT capacity FROM sectors", 1)
+		}, exitUsage, "target.yaml: truth.sector: returns 1 column, want 2: the capacity and the seats available"},
 		{"command not found", func(s string) string {
 			return strings.Replace(s, "command: [", "command: [hammer-no-such-program, ", 1)
 		},

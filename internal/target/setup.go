@@ -30,11 +30,13 @@ var ErrRights = errors.New("postgresql role may not create schemas")
 const setupCheckTimeout = 30 * time.Second
 
 // CheckSetup runs the file's setup SQL for a race of seats seats the way
-// each race will (in a fresh schema, inside a transaction), then rolls
-// it all back, so that SQL PostgreSQL refuses is found before anything
-// starts and nothing is left behind. When the server refuses the SQL
-// itself, the error matches ErrSetup and names the failing statement;
-// any other error (the server is down, the connection broke) does not.
+// each race will (in a fresh schema, inside a transaction), then its truth
+// queries on the tables the setup made, then rolls it all back, so that
+// SQL PostgreSQL refuses is found before anything starts and nothing is
+// left behind. When the server refuses the SQL itself, or a truth query
+// returns columns hammer cannot read, the error matches ErrSetup and
+// names the failing statement or query; any other error (the server is
+// down, the connection broke) does not.
 func CheckSetup(ctx context.Context, f *File, pgURL string, seats int) error {
 	ctx, cancel := context.WithTimeout(ctx, setupCheckTimeout)
 	defer cancel()
@@ -44,15 +46,25 @@ func CheckSetup(ctx context.Context, f *File, pgURL string, seats int) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	// Expanded as each race's is; no key is made, so any prefix does.
-	sql := Expand(f.Setup, raceVals(seats, "hammer:setup-check:"))
+	vals := raceVals(seats, "hammer:setup-check:")
+	sql := Expand(f.Setup, vals)
 	err = rolledBack(ctx, conn, func(tx pgx.Tx, schema string) error {
-		return seatdb.ExecSetup(ctx, tx, schema, sql)
+		if err := seatdb.ExecSetup(ctx, tx, schema, sql); err != nil {
+			return err
+		}
+		return checkTruth(ctx, tx, f.Truth, vals)
 	})
 	var pgErr *pgconn.PgError
 	var schemaErr *schemaError
+	var truthErr *truthError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &truthErr):
+		if errors.As(err, &pgErr) && !usersSQLState(pgErr.Code) {
+			return fmt.Errorf("check the truth SQL: %w", err)
+		}
+		return &setupError{msg: fmt.Sprintf("%s: %s", f.Path, oneLine(err.Error()))}
 	case errors.Is(err, seatdb.ErrLeftTransaction):
 		return &setupError{msg: fmt.Sprintf("%s: setup: %s", f.Path, oneLine(err.Error()))}
 	case errors.As(err, &schemaErr) && errors.As(err, &pgErr) && pgErr.Code == "42501":

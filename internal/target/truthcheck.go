@@ -1,0 +1,74 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// truthError is a truth query that failed on the tables the setup SQL
+// made: part names it (truth.ledger, truth.sector).
+type truthError struct {
+	part string
+	err  error
+}
+
+func (e *truthError) Error() string {
+	var pgErr *pgconn.PgError
+	if errors.As(e.err, &pgErr) {
+		return fmt.Sprintf("%s: %s (SQLSTATE %s)", e.part, pgErr.Message, pgErr.Code)
+	}
+	return e.part + ": " + e.err.Error()
+}
+
+func (e *truthError) Unwrap() error { return e.err }
+
+// checkTruth runs the truth queries, expanded with vals, in tx, on the
+// tables the setup SQL has just made, and reads what they return as the
+// read-back after a race will: the ledger's rows as (request id, seat),
+// the sector's row as (capacity, available). A sector with no row yet is
+// not a mistake: a service may make it at its first request.
+func checkTruth(ctx context.Context, tx pgx.Tx, t Truth, vals map[string]string) error {
+	if t.Ledger == "" {
+		return nil // a file that was not parsed: parsing requires one
+	}
+	var id string
+	var seat int
+	if err := checkRows(ctx, tx, Expand(t.Ledger, vals), "the request id and the seat", &id, &seat); err != nil {
+		return &truthError{part: "truth.ledger", err: err}
+	}
+	if t.Sector == "" {
+		return nil
+	}
+	var capacity, available int
+	if err := checkRows(ctx, tx, Expand(t.Sector, vals), "the capacity and the seats available", &capacity, &available); err != nil {
+		return &truthError{part: "truth.sector", err: err}
+	}
+	return nil
+}
+
+// checkRows runs query and reads each row it returns into dest, whose
+// columns are what (for the message when their number is wrong).
+func checkRows(ctx context.Context, tx pgx.Tx, query, what string, dest ...any) error {
+	rows, err := tx.Query(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if n := len(rows.FieldDescriptions()); n != len(dest) {
+		unit := "columns"
+		if n == 1 {
+			unit = "column"
+		}
+		return fmt.Errorf("returns %d %s, want %d: %s", n, unit, len(dest), what)
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
