@@ -105,7 +105,13 @@ func readJSON(path string, v any, limit int64) error {
 		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w (%v)", path, ErrDamaged, err)
 	}
 	return nil
 }
+
+// ErrDamaged matches the error of Load when manifest.json or
+// histograms.json is there but does not parse (empty, cut short, edited):
+// the folder does not add up, which is not the same as a folder that is
+// not one.
+var ErrDamaged = errors.New("does not parse: the file changed after the run")

@@ -44,9 +44,9 @@ func TestBoundedInputFiles(t *testing.T) {
 }
 
 // TestBoundedResultsFolder: verify and report refuse a results folder
-// with a record file that is a FIFO (which blocked them for good) or past
-// its limit: one line, exit 3, as for any folder whose outcome cannot be
-// told.
+// with a record file that is a FIFO (which blocked them for good), past
+// its limit, or a manifest that does not parse: one line, exit 3, as for
+// any folder whose outcome cannot be told.
 func TestBoundedResultsFolder(t *testing.T) {
 	tests := []struct {
 		name, cmd, file string
@@ -61,6 +61,10 @@ func TestBoundedResultsFolder(t *testing.T) {
 			want: "history.jsonl: larger than 4 GiB, the most hammer reads of such a file"},
 		{name: "verify huge manifest", cmd: "verify", file: "manifest.json", make: func(p string) error { sparseFile(t, p, 64<<20); return nil },
 			want: "manifest.json: larger than 16 MiB, the most hammer reads of such a file"},
+		{name: "verify empty manifest", cmd: "verify", file: "manifest.json", make: func(p string) error { return os.WriteFile(p, nil, 0o600) },
+			want: "manifest.json: does not parse: the file changed after the run (unexpected end of JSON input)"},
+		{name: "report manifest cut short", cmd: "report", file: "manifest.json", make: func(p string) error { return os.WriteFile(p, []byte(`{"schema": "hammer`), 0o600) },
+			want: "manifest.json: does not parse: the file changed after the run (unexpected end of JSON input)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,11 +42,11 @@ func verifyCmd(args []string, io stdio) int {
 }
 
 // loadError says why folder.Load failed and returns the exit code: a file
-// past its size limit or no regular file makes the folder's outcome
-// indeterminate (exit 3); anything else, such as a folder that is not
-// there, is a usage error.
+// past its size limit, no regular file or one that does not parse makes
+// the folder's outcome indeterminate (exit 3); anything else, such as a
+// folder that is not there, is a usage error.
 func loadError(io stdio, cmd string, err error) int {
-	if errors.Is(err, bounded.ErrTooLarge) || errors.Is(err, bounded.ErrNotRegular) {
+	if errors.Is(err, bounded.ErrTooLarge) || errors.Is(err, bounded.ErrNotRegular) || errors.Is(err, folder.ErrDamaged) {
 		fmt.Fprintf(io.err, "hammer %s: %v\n", cmd, err)
 		return exitInfra
 	}
