@@ -42,6 +42,7 @@ func TestBadInput(t *testing.T) {
 		{name: "flag typo", args: []string{"run", "--mdoe", "none"}, want: "flag provided but not defined: -mdoe (see hammer run -h)"},
 		{name: "zero seats", args: []string{"run", "--mode", "none", "--seats", "0"}, want: "--seats must be at least 1"},
 		{name: "seats past the column type", args: []string{"run", "--mode", "none", "--seats", "2147483648"}, want: "at most 2147483647"},
+		{name: "seat rows past the bound", args: []string{"run", "--mode", "skip-locked", "--seats", "10000001"}, want: "skip-locked makes one PostgreSQL row per seat before the race, and hammer makes at most 10000000"},
 		{name: "zero procs", args: []string{"load", "--procs", "0"}, want: "--procs must be at least 1"},
 		{name: "zero redis pool", args: []string{"run", "--mode", "lock-only", "--redis-pool", "0"}, want: "--redis-pool must be at least 1, got 0"},
 		{name: "negative goroutines", args: []string{"run", "--mode", "none", "--goroutines", "-3"}, want: "--goroutines must be at least 1"},

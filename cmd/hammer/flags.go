@@ -69,7 +69,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.IntVar(&f.procs, "procs", d.procs, "worker `processes`")
 	fs.IntVar(&f.goroutines, "goroutines", d.goroutines, "contending `goroutines` per process")
 	fs.IntVar(&f.attempts, "attempts", d.attempts, "`attempts` per goroutine")
-	fs.IntVar(&f.seats, "seats", d.seats, "`seats` in the sector")
+	fs.IntVar(&f.seats, "seats", d.seats, "`seats` in the sector (skip-locked, which makes a row per seat: at most 10000000)")
 	fs.IntVar(&f.pool, "pool", d.pool, "PostgreSQL `connections` per worker process")
 	fs.IntVar(&f.redisPool, "redis-pool", d.redisPool, "Redis `connections` per worker process, shared by its goroutines")
 	fs.DurationVar(&f.lockTTL, "lock-ttl", 0, fmt.Sprintf("lock `TTL` of every race (default %s, or %s under a fault that needs the lock to expire)",
@@ -99,6 +99,11 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	f.live.register(fs)
 	f.otlp.register(fs)
 }
+
+// maxSeatRows bounds the seat rows a mode that keeps one per seat
+// (skip-locked) makes before its race: --seats 2000000000 had written
+// 2.2 GB within 25 s and would have gone on until the disk was full.
+const maxSeatRows = 10_000_000
 
 // Environment variables that name the servers of an external stack when
 // --redis-url and --pg-url are not given.
@@ -204,6 +209,12 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 	}
 	if f.seats > math.MaxInt32 {
 		return fmt.Errorf("--seats %d is more than a sector holds (its counters are PostgreSQL integers: at most %d)", f.seats, math.MaxInt32)
+	}
+	for _, sc := range scns {
+		if sc.Mode.SeatRows() && f.seats > maxSeatRows {
+			return fmt.Errorf("--seats %d: %s makes one PostgreSQL row per seat before the race, and hammer makes at most %d",
+				f.seats, sc.Mode, maxSeatRows)
+		}
 	}
 	if n := float64(f.procs) * float64(f.goroutines) * float64(f.attempts); n > math.MaxInt32 {
 		procs := "--procs" // with agents, one worker on each
