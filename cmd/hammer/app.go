@@ -73,7 +73,7 @@ Usage:
 
 %s
 %s
-Run 'hammer run -h', 'hammer load -h' or 'hammer gate -h' for the flags.
+Run 'hammer help COMMAND' (or 'hammer COMMAND -h') for a command's flags.
 `
 
 // run dispatches a subcommand and returns the process exit code.

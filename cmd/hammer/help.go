@@ -41,12 +41,13 @@ func referenceCommands() []referenceCommand {
 			"Print a fresh shared token for --token-file (32 random bytes, URL-safe).", plain(tokenCmd)},
 		{"version", "hammer version",
 			"Print the version, commit and build date of this binary.", plain(versionCmd)},
-		{"help", "hammer help [--markdown]",
-			"Print the list of commands; --markdown prints this reference instead.", helpCmd},
+		{"help", "hammer help [COMMAND]\nhammer help --markdown",
+			"Print the list of commands, or a command's flags (as hammer COMMAND -h); --markdown prints this reference instead.", helpCmd},
 	}
 }
 
-// helpCmd is `hammer help`: the list of commands, or with --markdown the
+// helpCmd is `hammer help`: the list of commands, a command's flags
+// (`hammer help run` is `hammer run -h`), or with --markdown the
 // command-line reference (docs/cli.md) made from the commands' own flag
 // sets.
 func helpCmd(ctx context.Context, args []string, std stdio) int {
@@ -55,8 +56,18 @@ func helpCmd(ctx context.Context, args []string, std stdio) int {
 	if code, ok := parse(fs, args, std); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return usageError(std, "help", "unexpected argument %q", fs.Arg(0))
+	switch {
+	case fs.NArg() > 1:
+		return usageError(std, "help", "unexpected argument %q", fs.Arg(1))
+	case fs.NArg() == 1 && *markdown:
+		return usageError(std, "help", "--markdown prints the whole reference; give no command with it")
+	case fs.NArg() == 1:
+		for _, c := range referenceCommands() {
+			if c.name == fs.Arg(0) {
+				return c.run(ctx, []string{"-h"}, std)
+			}
+		}
+		return usageError(std, "help", "unknown command %q", fs.Arg(0))
 	}
 	if !*markdown {
 		fmt.Fprint(std.out, usage())

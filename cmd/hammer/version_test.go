@@ -88,6 +88,21 @@ func TestVersionCommand(t *testing.T) {
 	}
 }
 
+// TestHelpCommand: `hammer help run` prints what `hammer run -h` does,
+// exit 0; an unknown command or a second argument is a usage error.
+func TestHelpCommand(t *testing.T) {
+	code, stdout, _ := hammer(t, "help", "run")
+	_, want, _ := hammer(t, "run", "-h")
+	if code != exitOK || stdout != want || !strings.Contains(stdout, "-mode") {
+		t.Errorf("hammer help run: exit %d, stdout %q; want %q", code, stdout, want)
+	}
+	for _, args := range [][]string{{"help", "nope"}, {"help", "run", "gate"}, {"help", "--markdown", "run"}} {
+		if code, _, stderr := hammer(t, args...); code != exitUsage || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("hammer %s: exit %d, stderr %q; want %d and one line", strings.Join(args, " "), code, stderr, exitUsage)
+		}
+	}
+}
+
 // goTool returns the go command of the toolchain running the tests.
 func goTool(t *testing.T) string {
 	t.Helper()
