@@ -93,7 +93,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 		"(at most 55 ms, plus 20 µs for each of its contenders), where it may (Linux, CAP_SYS_NICE, real-time throttling on), so that they start together "+
 		"(--realtime-start=false: ordinary scheduling)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them")
-	fs.BoolVar(&f.quiet, "quiet", false, "print only the verdict table")
+	fs.BoolVar(&f.quiet, "quiet", false, "print no progress: only the verdict table, its violations and where the results are")
 	f.target.register(fs)
 	f.agents.register(fs)
 	f.live.register(fs)
