@@ -17,11 +17,12 @@ import (
 // cleanupWait bounds the clean-up of a race whose servers answered.
 const cleanupWait = 30 * time.Second
 
-// cleanupDownWait is how long the clean-up keeps trying a Redis the health
-// checks saw stop answering: one that answers again within it has the
-// race's keys removed; past it, the keys the race may have left are named
-// and hammer goes on, so that a frozen Redis ends a run within seconds
-// instead of holding it for the clean-up's full wait.
+// cleanupDownWait is how long the clean-up keeps trying a server the
+// health checks saw stop answering: a Redis that answers again within it
+// has the race's keys removed, a PostgreSQL its schema dropped; past it,
+// what the race may have left is named and hammer goes on, so that a
+// frozen server ends a run within seconds instead of holding it for the
+// clean-up's full wait.
 const cleanupDownWait = 500 * time.Millisecond
 
 // teardown is what the clean-up after a race needs to know of it.
@@ -30,9 +31,9 @@ type teardown struct {
 	// keys are the keys the race's workers may make under prefix; set
 	// once they are known.
 	keys []leftKey
-	// redisDown: the health checks saw Redis stop answering and not
-	// answer again.
-	redisDown bool
+	// redisDown, pgDown: the health checks saw Redis, PostgreSQL stop
+	// answering and not answer again.
+	redisDown, pgDown bool
 }
 
 // leftKey is a key a race may leave in Redis, and its TTL (0: none).
@@ -52,10 +53,11 @@ func raceKeys(o Options, cfg wire.Config) []leftKey {
 	return keys
 }
 
-// redisDownAtEnd reports whether the outages end with Redis not answering.
-func redisDownAtEnd(outages []history.Outage) bool {
+// downAtEnd reports whether the outages end with server (a
+// history.Server name) not answering.
+func downAtEnd(outages []history.Outage, server string) bool {
 	for _, o := range outages {
-		if o.Server == history.ServerRedis && o.To == 0 {
+		if o.Server == server && o.To == 0 {
 			return true
 		}
 	}
@@ -83,10 +85,16 @@ func cleanup(o Options, td *teardown) error {
 			}
 		})
 	}
-	pgErr := seatdb.Drop(ctx, o.PGURL, td.schema)
+	pgCtx := ctx
+	if td.pgDown {
+		var cancel context.CancelFunc
+		pgCtx, cancel = context.WithTimeout(ctx, cleanupDownWait)
+		defer cancel()
+	}
+	pgErr := seatdb.Drop(pgCtx, o.PGURL, td.schema)
 	wg.Wait()
 	if pgErr != nil {
-		pgErr = fmt.Errorf("clean-up left schema %s: %w", td.schema, pgErr)
+		pgErr = fmt.Errorf("clean-up left schema %s (drop it with DROP SCHEMA %s CASCADE): %w", td.schema, td.schema, pgErr)
 	}
 	return errors.Join(append([]error{pgErr}, redisErrs...)...)
 }

@@ -2,11 +2,17 @@ package driver
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hammer-load/hammer/internal/seatdb"
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
 
@@ -66,5 +72,49 @@ func TestCleanupWaitsForFrozenRedis(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%d lines name %q, want 1:\n%s", n, want, err)
 		}
+	}
+}
+
+// TestCleanupGivesUpOnFrozenPostgres: with the health checks having seen
+// PostgreSQL stop answering, the clean-up tries a frozen one for
+// cleanupDownWait and goes on, naming the schema it left and how to drop
+// it, instead of waiting out a connection's timeout.
+func TestCleanupGivesUpOnFrozenPostgres(t *testing.T) {
+	st := stacktest.Private(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, st.PGURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dataDir string
+	err = conn.QueryRow(ctx, "SHOW data_directory").Scan(&dataDir)
+	conn.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	postmaster, err := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A frozen postmaster accepts no connection: the clean-up's hangs.
+	if err := syscall.Kill(postmaster, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(postmaster, syscall.SIGCONT) })
+	schema := seatdb.SchemaName("20261206_000000_abcdef", "frozen")
+	td := &teardown{schema: schema, prefix: "hammer:t:p:", pgDown: true}
+	start := time.Now()
+	err = cleanup(Options{RedisURL: st.RedisURL, PGURL: st.PGURL}, td)
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "clean-up left schema "+schema+" (drop it with DROP SCHEMA "+schema+" CASCADE)") {
+		t.Errorf("clean-up with PostgreSQL frozen: %v, want the schema named with how to drop it", err)
+	}
+	// The wait plus a second for a host busy enough to be late waking.
+	if took > cleanupDownWait+time.Second {
+		t.Errorf("clean-up took %s with PostgreSQL seen down, want at most %s", took, cleanupDownWait+time.Second)
 	}
 }

@@ -84,7 +84,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	defer ws.shutdown()
 	if err := ws.awaitReady(ctx, o.ReadyTimeout, setUp.w.Down()); err != nil {
 		setUp.stop()
-		td.redisDown = errors.Is(err, errRedisDown)
+		td.redisDown, td.pgDown = errors.Is(err, errRedisDown), errors.Is(err, errPostgresDown)
 		return nil, err
 	}
 	setUp.done() // before the race's own watch, which takes its connections
@@ -129,7 +129,8 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	br.Ledger.Ours = requestSet(res.Attempts)
 	back := o.Backend.ReadBack(ctx, br, readBackWait(o, began))
 	res.Run.Outages = watch.Stop()
-	td.redisDown = redisDownAtEnd(res.Run.Outages)
+	td.redisDown = downAtEnd(res.Run.Outages, history.ServerRedis)
+	td.pgDown = downAtEnd(res.Run.Outages, history.ServerPostgreSQL)
 	res.addReadBack(back)
 	return res, nil
 }

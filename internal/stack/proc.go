@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -124,6 +126,7 @@ func (p *proc) tail() string {
 // grace after each, then kills its process group. It returns an error only
 // if the process survives SIGKILL.
 func (p *proc) stop(grace time.Duration, sigs ...syscall.Signal) error {
+	p.thaw()
 	for _, sig := range sigs {
 		_ = p.cmd.Process.Signal(sig) // fails only if it already exited
 		select {
@@ -174,4 +177,46 @@ func logTail(path string, n int) string {
 		}
 	}
 	return strings.Join(kept, " | ")
+}
+
+// thaw resumes the process, its group and each of its children's groups,
+// in case something stopped them (SIGSTOP, as a test of a frozen server
+// does): a stopped process does not act on the signals stop sends, so a
+// frozen PostgreSQL took each of its grace periods in full before it was
+// killed, and its stopped children outlived it. A process that runs is
+// not affected.
+func (p *proc) thaw() {
+	pid := p.pid()
+	_ = syscall.Kill(-pid, syscall.SIGCONT)
+	for _, child := range children(pid) {
+		_ = syscall.Kill(-child, syscall.SIGCONT)
+		_ = syscall.Kill(child, syscall.SIGCONT)
+	}
+}
+
+// children returns the ids of the processes whose parent is pid, read from
+// /proc (none where there is no /proc).
+func children(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		id, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
