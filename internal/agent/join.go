@@ -78,10 +78,11 @@ func Join(ctx context.Context, o JoinOptions) error {
 // connect dials the coordinator and proves the token, dialling again
 // every half second until o.Timeout passes while nobody listens yet or
 // the coordinator closes the connection before the exchange (it is busy
-// with strangers).
+// with strangers), saying so on o.Log once.
 func connect(ctx context.Context, o JoinOptions) (*link, int, error) {
 	deadline := time.Now().Add(o.Timeout)
 	d := tls.Dialer{Config: clientTLS()}
+	said := false // that the coordinator does not answer yet
 	for {
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		c, err := d.DialContext(dctx, "tcp", o.Addr)
@@ -100,6 +101,10 @@ func connect(ctx context.Context, o JoinOptions) (*link, int, error) {
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, 0, fmt.Errorf("no coordinator at %s within --join-timeout %s: %w", o.Addr, o.Timeout, err)
+		}
+		if !said {
+			said = true
+			fmt.Fprintf(o.Log, "hammer agent: no coordinator at %s yet (%v); dialling again until --join-timeout %s\n", o.Addr, err, o.Timeout)
 		}
 		select {
 		case <-time.After(500 * time.Millisecond):
