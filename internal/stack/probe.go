@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -138,6 +139,9 @@ func checkRedisServer(ctx context.Context, name string, opts *redis.Options) err
 	if errors.As(err, &rerr) {
 		return unavailablef("%s at %s answered %s with an error: %s", name, opts.Addr, step, mask.String(err.Error()))
 	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return unavailablef("%s at %s refused the connection: nothing listens there (%s)", name, opts.Addr, mask.String(err.Error()))
+	}
 	return unavailablef("%s at %s did not answer %s within %s: %s", name, opts.Addr, step, pingTimeout, mask.String(err.Error()))
 }
 
@@ -152,6 +156,9 @@ func checkPostgres(ctx context.Context, cfg *pgx.ConnConfig) error {
 	msg := redact.Passwords(cfg.Password).String(err.Error())
 	if why, ok := pgRefused(err); ok {
 		return badConfigf("postgresql at %s (%s) refused hammer: %s", pgAddr(cfg), pgWho(cfg), why)
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return unavailablef("postgresql at %s refused the connection: nothing listens there (%s)", pgAddr(cfg), msg)
 	}
 	return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(cfg), pingTimeout, msg)
 }
