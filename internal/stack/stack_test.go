@@ -147,7 +147,8 @@ func TestStartExternalUnreachable(t *testing.T) {
 	}{
 		{name: "redis refuses", kind: External, redisURL: redisURL(refused), pgURL: pgURL(refused), want: "redis at 127.0.0.1:" + strconv.Itoa(refused)},
 		{name: "redis silent", kind: External, redisURL: redisURL(silent), pgURL: pgURL(refused), want: "redis at 127.0.0.1:" + strconv.Itoa(silent)},
-		{name: "auto with urls", kind: Auto, redisURL: redisURL(refused), pgURL: pgURL(refused), want: "did not answer PING"},
+		{name: "auto with urls", kind: Auto, redisURL: redisURL(refused), pgURL: pgURL(refused), want: "refused the connection: nothing listens there"},
+		{name: "auto with a silent redis", kind: Auto, redisURL: redisURL(silent), pgURL: pgURL(refused), want: "did not answer PING"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
