@@ -59,7 +59,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		{"report run", []string{"report", runOut}, exitOK, ""},
 		{"report gate", []string{"report", gateOut}, exitOK, ""},
 		{"report compare", []string{"report", "--compare", runOut, gateOut}, exitOK, ""},
-		{"unreachable servers", []string{"run", "--mode", "update-only", "--stack", "external", "--redis-url", deadRedis, "--pg-url", deadPG, "--out", filepath.Join(dir, "dead")}, exitInfra, "redis at 127.0.0.1:1 did not answer"},
+		{"unreachable servers", []string{"run", "--mode", "update-only", "--stack", "external", "--redis-url", deadRedis, "--pg-url", deadPG, "--out", filepath.Join(dir, "dead")}, exitInfra, "redis at 127.0.0.1:1 refused the connection"},
 		{"malformed redis url", []string{"run", "--mode", "none", "--redis-url", "redis://u:" + redisSecret + "@[bad", "--out", filepath.Join(dir, "bad1")}, exitUsage, "malformed Redis URL"},
 		{"malformed pg url", []string{"run", "--mode", "none", "--pg-url", "postgres://u:" + pgSecret + "@h:port/db", "--out", filepath.Join(dir, "bad2")}, exitUsage, "malformed PostgreSQL URL"},
 		{"stray url argument", []string{"run", "--mode", "none", pgURL}, exitUsage, "unexpected argument"},
