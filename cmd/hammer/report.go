@@ -45,6 +45,14 @@ func reportCmd(args []string, io stdio) int {
 		return exitInfra
 	}
 	fmt.Fprintf(io.out, "rebuilt %s, %s, %s and the charts in %s\n", folder.ReportFile, folder.HTMLFile, folder.SummaryFile, dir)
+	if summary.ExitCode != exitOK {
+		// The exit code says something is wrong; the table says what.
+		fmt.Fprintln(io.out)
+		if err := report.WriteTable(io.out, summary); err != nil {
+			fmt.Fprintf(io.err, "hammer: report: %v\n", err)
+			return exitInfra
+		}
+	}
 	return summary.ExitCode
 }
 

@@ -111,8 +111,10 @@ func TestReportHTMLPause(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, folder.HTMLFile)); err != nil {
 		t.Fatalf("the run wrote no %s: %v", folder.HTMLFile, err)
 	}
-	if code, _, stderr := hammer(t, "report", dir); code != exitFail {
+	if code, stdout, stderr := hammer(t, "report", dir); code != exitFail {
 		t.Fatalf("hammer report: exit %d, want %d: %s", code, exitFail, stderr)
+	} else if !strings.Contains(stdout, "(invalid):\n  oversell: ") {
+		t.Errorf("hammer report exited 1 without the table that says why:\n%s", stdout)
 	}
 	p, url := openReport(t, dir)
 	if got := browsertest.Get(p, chromedp.Text(chromedp.CSS("#verdict"))); strings.ToLower(got) != "invalid" {
