@@ -123,7 +123,12 @@ func run(ctx context.Context, args []string, io stdio) int {
 // 0), or a bad flag (one line on stderr, exit 2).
 func parse(fs *flag.FlagSet, args []string, std stdio) (int, bool) {
 	fs.SetOutput(io.Discard) // a bad flag gets one line, not the whole usage
-	err := parseOnce(fs, args)
+	warnings, err := parseOnce(fs, args)
+	if err == nil {
+		for _, w := range warnings {
+			fmt.Fprintf(std.err, "hammer %s: warning: %s\n", command(fs), w)
+		}
+	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fs.SetOutput(std.out)

@@ -6,11 +6,13 @@ import (
 	"strings"
 )
 
-// parseOnce parses args with fs, refusing a flag given twice with two
-// values (--mode none --mode lock-only): which one the user meant cannot
-// be told, and racing the last one, as the flag package does, could run
-// the race they did not ask for. The same value twice is one request.
-func parseOnce(fs *flag.FlagSet, args []string) error {
+// parseOnce parses args with fs and returns, besides Parse's error, a
+// warning for each flag given twice with two values (--mode none --mode
+// lock-only): the flag package keeps the last, as scripts that append an
+// override to their defaults expect, but a user who typed both should not
+// have the race they did not mean run without a word. The same value twice
+// is one request.
+func parseOnce(fs *flag.FlagSet, args []string) (warnings []string, err error) {
 	seen := &given{values: map[string]string{}}
 	fs.VisitAll(func(f *flag.Flag) { f.Value = &onceValue{Value: f.Value, name: f.Name, seen: seen} })
 	defer fs.VisitAll(func(f *flag.Flag) {
@@ -18,35 +20,32 @@ func parseOnce(fs *flag.FlagSet, args []string) error {
 			f.Value = o.Value
 		}
 	})
-	err := fs.Parse(args)
-	if seen.twice != nil {
-		return seen.twice // without the flag package's "invalid value" around it
-	}
-	return err
+	err = fs.Parse(args)
+	return seen.twice, err
 }
 
 // given is what the flags of one parse were given: each one's value, by
-// name, and the first flag found given twice.
+// name, and a warning for each flag given another value.
 type given struct {
 	values map[string]string
-	twice  error
+	twice  []string
 }
 
-// onceValue is a flag's Value that refuses a second, different value.
+// onceValue is a flag's Value that notes a second, different value.
 type onceValue struct {
 	flag.Value
 	name string
 	seen *given
 }
 
-// Set sets the value unless the flag was given another one already.
+// Set sets the value, noting it when the flag had another one already.
 func (o *onceValue) Set(s string) error {
 	if prev, ok := o.seen.values[o.name]; ok && prev != s {
-		o.seen.twice = fmt.Errorf("--%s given twice, as %q and as %q: give it once", o.name, prev, s)
+		w := fmt.Sprintf("--%s given twice, as %q and then as %q: the last one counts", o.name, prev, s)
 		if strings.HasSuffix(o.name, "-url") {
-			o.seen.twice = fmt.Errorf("--%s given twice, with two URLs: give it once", o.name) // URLs hold passwords
+			w = fmt.Sprintf("--%s given twice, with two URLs: the last one counts", o.name) // URLs hold passwords
 		}
-		return o.seen.twice
+		o.seen.twice = append(o.seen.twice, w)
 	}
 	o.seen.values[o.name] = s
 	return o.Value.Set(s)
