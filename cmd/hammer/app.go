@@ -38,6 +38,10 @@ type stdio struct {
 	// it is handed the command's flag set instead of running it (the
 	// command-line reference, the documentation's tests).
 	flagsOnly func(*flag.FlagSet)
+	// warnings collects what the command's flags deserve a word about
+	// (a flag given two values), said once the command has run, unless it
+	// stopped on a usage error, which is said in one line alone.
+	warnings *[]string
 }
 
 // redacted returns io with out and err masking the given secrets and the
@@ -93,7 +97,20 @@ func run(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprint(io.err, usage())
 		return exitUsage
 	}
-	switch cmd, rest := args[0], args[1:]; cmd {
+	var warnings []string
+	io.warnings = &warnings
+	code := dispatch(ctx, args[0], args[1:], io)
+	if code != exitUsage {
+		for _, w := range warnings {
+			fmt.Fprintln(io.err, w)
+		}
+	}
+	return code
+}
+
+// dispatch runs subcommand cmd with its arguments.
+func dispatch(ctx context.Context, cmd string, rest []string, io stdio) int {
+	switch cmd {
 	case "run":
 		return runCmd(ctx, rest, io)
 	case "load":
@@ -124,9 +141,9 @@ func run(ctx context.Context, args []string, io stdio) int {
 func parse(fs *flag.FlagSet, args []string, std stdio) (int, bool) {
 	fs.SetOutput(io.Discard) // a bad flag gets one line, not the whole usage
 	warnings, err := parseOnce(fs, args)
-	if err == nil {
+	if std.warnings != nil {
 		for _, w := range warnings {
-			fmt.Fprintf(std.err, "hammer %s: warning: %s\n", command(fs), w)
+			*std.warnings = append(*std.warnings, fmt.Sprintf("hammer %s: warning: %s", command(fs), w))
 		}
 	}
 	switch {

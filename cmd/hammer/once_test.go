@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,19 @@ func TestParseOnce(t *testing.T) {
 	}
 	if _, ok := fs.Lookup("mode").Value.(*onceValue); ok {
 		t.Error("the flag set keeps the wrapper after parsing")
+	}
+}
+
+// TestFlagGivenTwiceWarns: the warning comes once the command has run;
+// a command that stops on a usage error says that in one line alone.
+func TestFlagGivenTwiceWarns(t *testing.T) {
+	code, stdout, stderr := hammer(t, "help", "--markdown=true", "--markdown=false")
+	want := `hammer help: warning: --markdown given twice, as "true" and then as "false": the last one counts` + "\n"
+	if code != exitOK || !strings.Contains(stdout, "hammer version") || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d, the list of commands and the warning %q", code, stderr, exitOK, want)
+	}
+	code, _, stderr = hammer(t, "run", "--mode", "none", "--mode", "no-such-mode")
+	if code != exitUsage || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "warning") {
+		t.Errorf("exit %d, stderr %q; want %d and the usage error alone", code, stderr, exitUsage)
 	}
 }

@@ -113,7 +113,7 @@ func TestReportHTMLPause(t *testing.T) {
 	}
 	if code, stdout, stderr := hammer(t, "report", dir); code != exitFail {
 		t.Fatalf("hammer report: exit %d, want %d: %s", code, exitFail, stderr)
-	} else if !strings.Contains(stdout, "(invalid):\n  oversell: ") {
+	} else if !strings.Contains(stdout, " (invalid):\n") || !strings.Contains(stdout, "\n  oversell: ") {
 		t.Errorf("hammer report exited 1 without the table that says why:\n%s", stdout)
 	}
 	p, url := openReport(t, dir)
