@@ -180,7 +180,8 @@ func saveReplicaLogs(dir string, runs []history.Run) error {
 // what is missing. A folder without histograms.json gets its histograms
 // rebuilt from the attempts. A file larger than hammer reads of it (see
 // maxSize), or one that is no regular file, fails Load with an error
-// matching bounded.ErrTooLarge or bounded.ErrNotRegular.
+// matching bounded.ErrTooLarge or bounded.ErrNotRegular; a manifest.json
+// or histograms.json that does not parse, with one matching ErrDamaged.
 func Load(dir string) (*Folder, error) {
 	var f history.Log
 	if err := readJSON(filepath.Join(dir, ManifestFile), &f.Manifest, maxManifestSize); err != nil {

@@ -42,8 +42,8 @@ type onceValue struct {
 func (o *onceValue) Set(s string) error {
 	if prev, ok := o.seen.values[o.name]; ok && prev != s {
 		w := fmt.Sprintf("--%s given twice, as %q and then as %q: the last one counts", o.name, prev, s)
-		if strings.HasSuffix(o.name, "-url") {
-			w = fmt.Sprintf("--%s given twice, with two URLs: the last one counts", o.name) // URLs hold passwords
+		if secretFlag(o.name) {
+			w = fmt.Sprintf("--%s given twice, with two values: the last one counts", o.name)
 		}
 		o.seen.twice = append(o.seen.twice, w)
 	}
@@ -55,4 +55,12 @@ func (o *onceValue) Set(s string) error {
 func (o *onceValue) IsBoolFlag() bool {
 	b, ok := o.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// secretFlag reports whether the values of flag name may hold a secret
+// (a URL's password, a token), so that no message quotes them: the masking
+// of what hammer prints knows a secret in its plain and escaped forms, not
+// as Go quotes it.
+func secretFlag(name string) bool {
+	return strings.HasSuffix(name, "-url") || strings.Contains(name, "token") || name == "otlp"
 }

@@ -8,21 +8,24 @@ import (
 )
 
 // TestParseOnce: a flag given two values keeps the last, with a warning
-// that names both (a URL's neither: it may hold a password); the same
+// that names both (a URL's or a token's neither: they hold secrets); the same
 // value twice, or a bool flag twice, is no warning.
 func TestParseOnce(t *testing.T) {
 	fs := flag.NewFlagSet("hammer run", flag.ContinueOnError)
 	mode := fs.String("mode", "", "")
 	url := fs.String("redis-url", "", "")
+	fs.String("token", "", "")
 	quiet := fs.Bool("quiet", false, "")
 	warnings, err := parseOnce(fs, []string{"--mode", "none", "--quiet", "--mode", "lock-only", "--quiet",
-		"--redis-url", "redis://:pw-one@h:1", "--redis-url", "redis://:pw-two@h:2", "--mode", "lock-only"})
+		"--redis-url", "redis://:pw-one@h:1", "--redis-url", "redis://:pw-two@h:2", "--mode", "lock-only",
+		"--token", `my"shared\token-one`, "--token", "token-two"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		`--mode given twice, as "none" and then as "lock-only": the last one counts`,
-		"--redis-url given twice, with two URLs: the last one counts",
+		"--redis-url given twice, with two values: the last one counts",
+		"--token given twice, with two values: the last one counts",
 	}
 	if !slices.Equal(warnings, want) {
 		t.Errorf("warnings %q, want %q", warnings, want)

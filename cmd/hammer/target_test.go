@@ -189,6 +189,9 @@ func TestBadTargets(t *testing.T) {
 		{"truth.sector returns one column", func(s string) string {
 			return strings.Replace(s, "SELECT capacity, available FROM sectors", "SELECT capacity FROM sectors", 1)
 		}, exitUsage, "target.yaml: truth.sector: returns 1 column, want 2: the capacity and the seats available"},
+		{"truth.sector returns text for a count", func(s string) string {
+			return strings.Replace(s, "SELECT capacity, available FROM sectors", "SELECT 'many', available FROM sectors", 1)
+		}, exitUsage, "target.yaml: truth.sector: can't scan into dest[0]"},
 		{"command not found", func(s string) string {
 			return strings.Replace(s, "command: [", "command: [hammer-no-such-program, ", 1)
 		},

@@ -130,7 +130,8 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	back := o.Backend.ReadBack(ctx, br, readBackWait(o, began))
 	res.Run.Outages = watch.Stop()
 	td.redisDown = downAtEnd(res.Run.Outages, history.ServerRedis)
-	td.pgDown = downAtEnd(res.Run.Outages, history.ServerPostgreSQL)
+	// A PostgreSQL the read-back reached came back, whatever the watch saw.
+	td.pgDown = downAtEnd(res.Run.Outages, history.ServerPostgreSQL) && back.LedgerErr != nil
 	res.addReadBack(back)
 	return res, nil
 }

@@ -186,6 +186,11 @@ func logTail(path string, n int) string {
 // killed, and its stopped children outlived it. A process that runs is
 // not affected.
 func (p *proc) thaw() {
+	select {
+	case <-p.done:
+		return // reaped: its pid may be another process's now
+	default:
+	}
 	pid := p.pid()
 	_ = syscall.Kill(-pid, syscall.SIGCONT)
 	for _, child := range children(pid) {

@@ -61,7 +61,7 @@ func CheckSetup(ctx context.Context, f *File, pgURL string, seats int) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &truthErr):
-		if errors.As(err, &pgErr) && !usersSQLState(pgErr.Code) {
+		if !truthErr.users {
 			return fmt.Errorf("check the truth SQL: %w", err)
 		}
 		return &setupError{msg: fmt.Sprintf("%s: %s", f.Path, oneLine(err.Error()))}

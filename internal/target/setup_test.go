@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hammer-load/hammer/internal/stack/stacktest"
 )
@@ -76,5 +77,29 @@ func TestCheckSetupNoCreate(t *testing.T) {
 	err = CheckSetup(ctx, f, pgURL, 10)
 	if err == nil || errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), "may not create schemas") {
 		t.Errorf("CheckSetup as a role without CREATE: %v, want the role's rights named, not the setup SQL", err)
+	}
+}
+
+// TestTruthErrorBlame: a truth query's failure is the target file's
+// mistake (exit 2) only when PostgreSQL refused its SQL or its rows have
+// the wrong shape; a connection that broke or a check that was stopped is
+// the world's (exit 3).
+func TestTruthErrorBlame(t *testing.T) {
+	for _, tt := range []struct {
+		err   error
+		users bool
+	}{
+		{&pgconn.PgError{Code: "42P01", Message: `relation "salez" does not exist`}, true},
+		{&shapeError{errors.New("returns 1 column, want 2")}, true},
+		{fmt.Errorf("scan: %w", &shapeError{errors.New("can't scan")}), true},
+		{&pgconn.PgError{Code: "08006", Message: "connection failure"}, false},
+		{&pgconn.PgError{Code: "57014", Message: "canceling statement due to user request"}, false},
+		{context.Canceled, false},
+		{context.DeadlineExceeded, false},
+		{errors.New("unexpected EOF"), false},
+	} {
+		if got := newTruthError("truth.ledger", tt.err).users; got != tt.users {
+			t.Errorf("%v: the target file's mistake = %v, want %v", tt.err, got, tt.users)
+		}
 	}
 }

@@ -10,10 +10,14 @@ import (
 )
 
 // truthError is a truth query that failed on the tables the setup SQL
-// made: part names it (truth.ledger, truth.sector).
+// made: part names it (truth.ledger, truth.sector). users says the query
+// itself is wrong: PostgreSQL refused it for its own SQL (usersSQLState),
+// or it returns columns the read-back cannot read; any other failure (the
+// connection, a timeout) is the world's.
 type truthError struct {
-	part string
-	err  error
+	part  string
+	err   error
+	users bool
 }
 
 func (e *truthError) Error() string {
@@ -38,17 +42,33 @@ func checkTruth(ctx context.Context, tx pgx.Tx, t Truth, vals map[string]string)
 	var id string
 	var seat int
 	if err := checkRows(ctx, tx, Expand(t.Ledger, vals), "the request id and the seat", &id, &seat); err != nil {
-		return &truthError{part: "truth.ledger", err: err}
+		return newTruthError("truth.ledger", err)
 	}
 	if t.Sector == "" {
 		return nil
 	}
 	var capacity, available int
 	if err := checkRows(ctx, tx, Expand(t.Sector, vals), "the capacity and the seats available", &capacity, &available); err != nil {
-		return &truthError{part: "truth.sector", err: err}
+		return newTruthError("truth.sector", err)
 	}
 	return nil
 }
+
+// newTruthError is the truth query part's err, told as the query's own
+// mistake or the world's.
+func newTruthError(part string, err error) *truthError {
+	var pgErr *pgconn.PgError
+	var shape *shapeError
+	users := errors.As(err, &shape) || errors.As(err, &pgErr) && usersSQLState(pgErr.Code)
+	return &truthError{part: part, err: err, users: users}
+}
+
+// shapeError is a truth query whose rows the read-back cannot read: the
+// wrong number of columns, or values of the wrong type.
+type shapeError struct{ err error }
+
+func (e *shapeError) Error() string { return e.err.Error() }
+func (e *shapeError) Unwrap() error { return e.err }
 
 // checkRows runs query and reads each row it returns into dest, whose
 // columns are what (for the message when their number is wrong).
@@ -63,10 +83,14 @@ func checkRows(ctx context.Context, tx pgx.Tx, query, what string, dest ...any) 
 		if n == 1 {
 			unit = "column"
 		}
-		return fmt.Errorf("returns %d %s, want %d: %s", n, unit, len(dest), what)
+		return &shapeError{fmt.Errorf("returns %d %s, want %d: %s", n, unit, len(dest), what)}
 	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
+			var argErr pgx.ScanArgError
+			if errors.As(err, &argErr) {
+				return &shapeError{err}
+			}
 			return err
 		}
 	}
