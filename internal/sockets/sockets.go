@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/hammer-load/hammer/internal/procstat"
 )
 
 // Row is a TCP socket of /proc/net/tcp or tcp6: its local and remote
@@ -94,24 +96,12 @@ func ListensOn(pgid, port int) (ok, checked bool) {
 
 // groupPIDs lists the processes of process group pgid.
 func groupPIDs(pgid int) []int {
-	entries, _ := os.ReadDir("/proc")
 	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	procstat.Each(func(p procstat.Proc) {
+		if p.PGRP == pgid {
+			out = append(out, p.PID)
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// Fields after the command name (which may hold spaces): state ppid pgrp …
-		s := string(stat)
-		rest := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(rest) > 2 && rest[2] == strconv.Itoa(pgid) {
-			out = append(out, pid)
-		}
-	}
+	})
 	return out
 }
 

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hammer-load/hammer/internal/childproc"
+	"github.com/hammer-load/hammer/internal/procstat"
 )
 
 // errExited reports that a server process ended while hammer waited for it.
@@ -199,29 +198,13 @@ func (p *proc) thaw() {
 	}
 }
 
-// children returns the ids of the processes whose parent is pid, read from
-// /proc (none where there is no /proc).
+// children returns the ids of the processes whose parent is pid.
 func children(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
 	var out []int
-	for _, e := range entries {
-		id, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	procstat.Each(func(p procstat.Proc) {
+		if p.PPID == pid {
+			out = append(out, p.PID)
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			out = append(out, id)
-		}
-	}
+	})
 	return out
 }

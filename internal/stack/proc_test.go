@@ -1,15 +1,13 @@
 package stack
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hammer-load/hammer/internal/procstat"
 )
 
 // TestStopThawsAFrozenProcess: a server process someone stopped (SIGSTOP),
@@ -64,13 +62,6 @@ func TestStopThawsAFrozenProcess(t *testing.T) {
 
 // procState is the state letter of process pid ("" once it is gone).
 func procState(pid int) string {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return ""
-	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	if len(fields) == 0 {
-		return ""
-	}
-	return fields[0]
+	p, _ := procstat.Of(pid)
+	return p.State
 }
