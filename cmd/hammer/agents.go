@@ -122,13 +122,20 @@ func (a *agentFlags) checkElsewhere(f *raceFlags) error {
 	return nil
 }
 
-// join waits for the agents, saying where they can join; on failure it
-// says why and returns the exit code.
-func (a *agentFlags) join(ctx context.Context, cmd string, io stdio) ([]*agent.Agent, int) {
+// bind listens on --listen for the agents, before anything starts, so that
+// a port in use is refused (exit 2) with nothing to clean up; nil with the
+// exit code when it cannot.
+func (a *agentFlags) bind(cmd string, io stdio) (*agent.Listener, int) {
 	ln, err := agent.Listen(agent.ListenOptions{Addr: a.listen, Token: a.token, Version: hammerVersion(), Log: io.err})
 	if err != nil {
 		return nil, usageError(io, cmd, "--listen: %v", err)
 	}
+	return ln, exitOK
+}
+
+// join waits on ln for the agents, saying where they can join; on failure
+// it says why and returns the exit code. It closes ln.
+func (a *agentFlags) join(ctx context.Context, ln *agent.Listener, cmd string, io stdio) ([]*agent.Agent, int) {
 	a.warn(cmd, io)
 	fmt.Fprintf(io.err, "hammer: waiting for %d agents on %s (--join-timeout %s)\n", a.n, ln.Addr(), a.joinTimeout)
 	agents, err := ln.Accept(ctx, a.n, a.joinTimeout)

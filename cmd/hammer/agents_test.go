@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -329,5 +330,22 @@ func TestCoordinatorLost(t *testing.T) {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !strings.Contains(string(b), ") Z ") {
 			t.Errorf("worker %d outlived its agent: %s", pid, b)
 		}
+	}
+}
+
+// TestListenPortInUse: an agents' port already taken is refused in one
+// line, exit 2, before any server of a local stack is started.
+func TestListenPortInUse(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	p := startProc(t, testToken, "run", "--mode", "lock-only", "--agents", "1", "--listen", taken.Addr().String(),
+		"--stack", "local", "--out", filepath.Join(t.TempDir(), "out"))
+	code := p.wait(t, time.Minute)
+	stderr := p.stderr()
+	if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "--listen: listen tcp "+taken.Addr().String()) {
+		t.Errorf("exit %d, stderr %q; want %d and one line naming the port, before any server starts", code, stderr, exitUsage)
 	}
 }
