@@ -49,8 +49,7 @@ func reportCmd(args []string, io stdio) int {
 		// The exit code says something is wrong; the table says what.
 		fmt.Fprintln(io.out)
 		if err := report.WriteTable(io.out, summary); err != nil {
-			fmt.Fprintf(io.err, "hammer: report: %v\n", err)
-			return exitInfra
+			return unprinted(io, err, summary.ExitCode)
 		}
 	}
 	return summary.ExitCode

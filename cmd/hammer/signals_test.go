@@ -237,3 +237,36 @@ func anyIn(states map[int]string, s string) bool {
 	}
 	return false
 }
+
+// TestClosedOutput: hammer whose reader went away before its first line
+// (hammer run 2>&1 | head -0) still races, cleans up and exits with its
+// verdict's code, instead of dying of SIGPIPE (exit 141) with the run's
+// schema left behind.
+func TestClosedOutput(t *testing.T) {
+	st := stacktest.Get(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "run", "--mode", "update-only", "--procs", "1", "--goroutines", "10", "--seats", "5",
+		"--stack", "external", "--redis-url", st.RedisURL, "--pg-url", st.PGURL, "--out", dir)
+	cmd.Env = append(os.Environ(), envTestMain+"=1")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // nobody reads: every write to w fails
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	code, _ := exitCode(t, cmd)
+	if code != exitOK {
+		t.Errorf("exit %d with nobody reading its output, want %d (the race's verdict)", code, exitOK)
+	}
+	if left := leftoversOf(t, st, readSummary(t, dir).RunID); left != "" {
+		t.Errorf("the run left %s", left)
+	}
+}

@@ -35,8 +35,7 @@ func verifyCmd(args []string, io stdio) int {
 	}
 	summary := judge(f)
 	if err := report.WriteTable(io.out, summary); err != nil {
-		fmt.Fprintf(io.err, "hammer: %v\n", err)
-		return exitInfra
+		return unprinted(io, err, summary.ExitCode)
 	}
 	return summary.ExitCode
 }
