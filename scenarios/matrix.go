@@ -87,7 +87,11 @@ func parseMatrix(r io.Reader, parseMode func(string) (Mode, error)) ([]Scenario,
 	seen := map[string]int{}
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
+		text := sc.Text()
+		if n == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // the byte-order mark some editors save
+		}
+		line, _, _ := strings.Cut(text, "#")
 		fields := strings.Fields(line)
 		if len(fields) == 0 {
 			continue

@@ -106,6 +106,8 @@ func TestParseMatrix(t *testing.T) {
 			{Name: "lock-only/pause+extend", Mode: LockOnly, Fault: Pause, Extend: true, Expected: Unsafe},
 			{Name: "update-only", Mode: UpdateOnly, Expected: Safe},
 		}, ""},
+		{"byte-order mark", "\ufeffupdate-only none safe\n", []Scenario{{Name: "update-only", Mode: UpdateOnly, Expected: Safe}}, ""},
+		{"byte-order mark past the first line", "update-only none safe\n\ufefflock-only none safe\n", nil, "matrix line 2: unknown mode"},
 		{"unknown mode", "optimistic none safe\n", nil, "matrix line 1: unknown mode"},
 		{"unknown fault", "lock-only meteor safe\n", nil, "matrix line 1: unknown fault"},
 		{"bad expectation", "lock-only none fine\n", nil, `expect "fine"`},
