@@ -137,7 +137,7 @@ func (a *agentFlags) bind(cmd string, io stdio) (*agent.Listener, int) {
 // it says why and returns the exit code. It closes ln.
 func (a *agentFlags) join(ctx context.Context, ln *agent.Listener, cmd string, io stdio) ([]*agent.Agent, int) {
 	a.warn(cmd, io)
-	fmt.Fprintf(io.err, "hammer: waiting for %d agents on %s (--join-timeout %s)\n", a.n, ln.Addr(), a.joinTimeout)
+	fmt.Fprintf(io.err, "hammer: waiting for %s on %s (--join-timeout %s)\n", plural(a.n, "1 agent", fmt.Sprintf("%d agents", a.n)), ln.Addr(), a.joinTimeout)
 	agents, err := ln.Accept(ctx, a.n, a.joinTimeout)
 	if err != nil {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)

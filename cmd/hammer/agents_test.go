@@ -128,7 +128,7 @@ func (p *proc) wait(t *testing.T, limit time.Duration) int {
 }
 
 var (
-	waitingRe  = regexp.MustCompile(`waiting for \d+ agents on (\S+)`)
+	waitingRe  = regexp.MustCompile(`waiting for \d+ agents? on (\S+)`)
 	progressRe = regexp.MustCompile(`: ([1-9]\d*)/\d+ attempts`)
 )
 
