@@ -45,9 +45,12 @@ type gate struct {
 
 // sourceState is what the gate knows of one source.
 type sourceState struct {
-	fails   *rate.Limiter // one token per failure allowed
-	pending int           // exchanges under way from this source
-	told    bool          // a refusal was logged since it was last let in
+	fails *rate.Limiter // one token per failure allowed
+	// pending counts the exchanges under way from this source whose
+	// failure is not counted yet; settled, those whose failure is (in
+	// fails), not yet done.
+	pending, settled int
+	told             bool // a refusal was logged since it was last let in
 }
 
 func newGate() *gate {
@@ -114,19 +117,30 @@ func (g *gate) done(src string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if s := g.sources[src]; s != nil {
-		s.pending--
+		if s.settled > 0 {
+			s.settled-- // the exchanges of one source are alike: any settled one will do
+		} else {
+			s.pending--
+		}
 		g.pending--
 	}
 }
 
 // failed counts a failed handshake from src, a source with an exchange
-// under way; a failure beyond the budget pushes the next try later.
+// under way; a failure beyond the budget pushes the next try later. The
+// exchange no longer counts as a try under way: its failure is counted,
+// and the peer, told next, may try again before Accept's goroutine has
+// seen the exchange end (counted twice, its try was refused).
 func (g *gate) failed(src string, now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if s := g.sources[src]; s != nil {
 		s.fails.ReserveN(now, 1)
 		g.all.ReserveN(now, 1)
+		if s.pending > 0 {
+			s.pending--
+			s.settled++
+		}
 	}
 }
 
@@ -146,7 +160,7 @@ func (g *gate) source(src string, now time.Time) *sourceState {
 	}
 	if len(g.sources) >= maxTracked {
 		for a, s := range g.sources {
-			if s.pending == 0 && s.fails.TokensAt(now) >= failBurst {
+			if s.pending == 0 && s.settled == 0 && s.fails.TokensAt(now) >= failBurst {
 				delete(g.sources, a)
 			}
 		}

@@ -121,3 +121,29 @@ func TestGateForgets(t *testing.T) {
 		t.Error("forgot an address that still owes a guess")
 	}
 }
+
+// TestGateCountsAFailureOnce: a failed exchange whose failure is counted
+// no longer holds its source's budget as a try under way, though Accept's
+// goroutine has not seen it end yet: the peer, refused, may connect again
+// at once, and its first failBurst tries all get an exchange. Counted
+// twice, the fifth was closed unanswered on a loaded host.
+func TestGateCountsAFailureOnce(t *testing.T) {
+	g := newGate()
+	now := time.Now()
+	const src = "192.0.2.1"
+	for i := range failBurst {
+		if ok, why := g.admit(src, now); !ok {
+			t.Fatalf("try %d of %d refused: %s", i+1, failBurst, why)
+		}
+		g.failed(src, now) // the peer is told next; done comes later
+	}
+	if ok, _ := g.admit(src, now); ok {
+		t.Error("a try past the burst was admitted")
+	}
+	for range failBurst {
+		g.done(src)
+	}
+	if n := g.busy(); n != 0 {
+		t.Errorf("%d exchanges still under way once every one is done", n)
+	}
+}
