@@ -283,10 +283,15 @@ func TestMultiHost(t *testing.T) {
 			t.Errorf("agent %d exit %d, want 0; stderr:\n%s", i, code, a.stderr())
 		}
 	}
-	if code != exitOK && code != exitInfra {
-		t.Fatalf("coordinator exit %d, want 0 (or 3, see below); stderr:\n%s", code, coord.stderr())
-	}
 	s := readSummary(t, dir)
+	if code != exitOK && code != exitInfra {
+		var runs strings.Builder
+		for _, r := range s.Runs {
+			fmt.Fprintf(&runs, "%s: %s, expected %s (%s); violations %+v; undetermined %q\n",
+				r.Name, r.Verdict, r.Expected, r.ExpectReason, r.Violations, r.Undetermined)
+		}
+		t.Fatalf("coordinator exit %d, want 0 (or 3, see below); stderr:\n%s\nruns:\n%s", code, coord.stderr(), runs.String())
+	}
 	want := map[string]string{"none": "invalid", "lock-only": "valid", "lock-plus-update": "valid", "lock-only/pause-stop": "invalid"}
 	if len(s.Runs) != len(want) {
 		t.Fatalf("%d runs, want %d", len(s.Runs), len(want))
