@@ -122,20 +122,27 @@ func (a *agentFlags) checkElsewhere(f *raceFlags) error {
 	return nil
 }
 
-// bind listens on --listen for the agents, before anything starts, so that
-// a port in use is refused (exit 2) with nothing to clean up; nil with the
-// exit code when it cannot.
-func (a *agentFlags) bind(cmd string, io stdio) (*agent.Listener, int) {
+// checkPort tries --listen before anything starts, so that a port in use
+// is refused (exit 2) with nothing to clean up, and lets it go at once:
+// held until the join, it would take agents that come early into its
+// backlog, where their handshake times out, instead of refusing them
+// until it listens (they dial again until --join-timeout).
+func (a *agentFlags) checkPort(cmd string, io stdio) int {
+	ln, err := agent.Listen(agent.ListenOptions{Addr: a.listen, Token: a.token, Version: hammerVersion()})
+	if err != nil {
+		return usageError(io, cmd, "--listen: %v", err)
+	}
+	ln.Close()
+	return exitOK
+}
+
+// join waits for the agents, saying where they can join; on failure it
+// says why and returns the exit code.
+func (a *agentFlags) join(ctx context.Context, cmd string, io stdio) ([]*agent.Agent, int) {
 	ln, err := agent.Listen(agent.ListenOptions{Addr: a.listen, Token: a.token, Version: hammerVersion(), Log: io.err})
 	if err != nil {
 		return nil, usageError(io, cmd, "--listen: %v", err)
 	}
-	return ln, exitOK
-}
-
-// join waits on ln for the agents, saying where they can join; on failure
-// it says why and returns the exit code. It closes ln.
-func (a *agentFlags) join(ctx context.Context, ln *agent.Listener, cmd string, io stdio) ([]*agent.Agent, int) {
 	a.warn(cmd, io)
 	fmt.Fprintf(io.err, "hammer: waiting for %s on %s (--join-timeout %s)\n", plural(a.n, "1 agent", fmt.Sprintf("%d agents", a.n)), ln.Addr(), a.joinTimeout)
 	agents, err := ln.Accept(ctx, a.n, a.joinTimeout)

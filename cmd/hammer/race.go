@@ -63,12 +63,10 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 	defer lv.close()
 	defer lv.end("hammer stopped before a verdict") // nothing once the verdict was sent
-	var ln *agent.Listener                          // the agents' port too
-	if f.agents.n > 0 {
-		if ln, code = f.agents.bind(cmd.name, io); ln == nil {
+	if f.agents.n > 0 {                             // the agents' port too
+		if code := f.agents.checkPort(cmd.name, io); code != exitOK {
 			return code
 		}
-		defer ln.Close() // at once if they joined: Accept closes it
 	}
 	if err := f.target.build(ctx, buildLog(io, f.quiet)); err != nil {
 		return usageError(io, cmd.name, "%v", err)
@@ -99,7 +97,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 	var agents []*agent.Agent
 	if f.agents.n > 0 {
-		if agents, code = f.agents.join(ctx, ln, cmd.name, io); agents == nil {
+		if agents, code = f.agents.join(ctx, cmd.name, io); agents == nil {
 			return code
 		}
 		defer closeAgents(agents)
