@@ -63,7 +63,8 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 	defer lv.close()
 	defer lv.end("hammer stopped before a verdict") // nothing once the verdict was sent
-	if f.agents.n > 0 {                             // the agents' port too
+	// The agents' port too.
+	if f.agents.n > 0 {
 		if code := f.agents.checkPort(cmd.name, io); code != exitOK {
 			return code
 		}
