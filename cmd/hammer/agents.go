@@ -128,11 +128,9 @@ func (a *agentFlags) checkElsewhere(f *raceFlags) error {
 // backlog, where their handshake times out, instead of refusing them
 // until it listens (they dial again until --join-timeout).
 func (a *agentFlags) checkPort(cmd string, io stdio) int {
-	ln, err := agent.Listen(agent.ListenOptions{Addr: a.listen, Token: a.token, Version: hammerVersion()})
-	if err != nil {
+	if err := agent.CheckAddr(a.listen); err != nil {
 		return usageError(io, cmd, "--listen: %v", err)
 	}
-	ln.Close()
 	return exitOK
 }
 

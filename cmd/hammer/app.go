@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/redis/go-redis/v9/logging"
 
@@ -165,6 +166,18 @@ func parse(fs *flag.FlagSet, args []string, std stdio) (int, bool) {
 func command(fs *flag.FlagSet) string {
 	_, cmd, _ := strings.Cut(fs.Name(), " ")
 	return cmd
+}
+
+// unprinted is the exit code of a command whose verdict table could not be
+// printed (err), code the verdict's: the verdict's own when its reader
+// went away (a closed pipe: hammer run | head), as the verdict is known
+// and saved; exitInfra for any other failure to write, said on stderr.
+func unprinted(io stdio, err error, code int) int {
+	if errors.Is(err, syscall.EPIPE) {
+		return code
+	}
+	fmt.Fprintf(io.err, "hammer: print the verdict table: %v\n", err)
+	return exitInfra
 }
 
 // usageError prints a one-line usage error of subcommand cmd, pointing at

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hammer-load/hammer/folder"
@@ -251,18 +250,6 @@ func finish(dir string, raw *history.Log, lat *latency.Set, outputs report.Outpu
 	}
 	fmt.Fprintf(io.out, "\nresults: %s (%s, %s)\n", dir, folder.ReportFile, folder.HTMLFile)
 	return summary.ExitCode
-}
-
-// unprinted is the exit code of a command whose verdict table could not be
-// printed (err), code the verdict's: the verdict's own when its reader
-// went away (a closed pipe: hammer run | head), as the verdict is known
-// and saved; exitInfra for any other failure to write, said on stderr.
-func unprinted(io stdio, err error, code int) int {
-	if errors.Is(err, syscall.EPIPE) {
-		return code
-	}
-	fmt.Fprintf(io.err, "hammer: print the verdict table: %v\n", err)
-	return exitInfra
 }
 
 // newRunID names a run by its start time plus a random suffix, so that two

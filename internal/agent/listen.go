@@ -36,18 +36,11 @@ func Listen(o ListenOptions) (*Listener, error) {
 	if err := CheckToken(o.Token); err != nil {
 		return nil, err
 	}
-	host, port, err := net.SplitHostPort(o.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("--listen %q: %w", o.Addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
 	cfg, err := serverTLS()
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	ln, err := bind(o.Addr)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +49,29 @@ func Listen(o ListenOptions) (*Listener, error) {
 		o.Log = io.Discard
 	}
 	return &Listener{o: o, ln: ln, gate: newGate()}, nil
+}
+
+// CheckAddr binds addr as Listen would and lets it go at once: a port in
+// use, or an address this host does not have, is found before anything
+// else starts, without holding the port until the agents are awaited.
+func CheckAddr(addr string) error {
+	ln, err := bind(addr)
+	if err != nil {
+		return err
+	}
+	return ln.Close()
+}
+
+// bind listens on addr, a host:port whose empty host is loopback.
+func bind(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %q: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.Listen("tcp", net.JoinHostPort(host, port))
 }
 
 // Addr is the address agents join, with the port the system chose.
