@@ -118,7 +118,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 
 	prog := newProgress(io, f.quiet)
-	raw, lat := driver.RaceAll(ctx, driver.Plan{
+	raw, lat, err := driver.RaceAll(ctx, driver.Plan{
 		Command: cmd.name, RunID: runID, Seed: f.seed, Races: races, Skipped: skipped,
 		Worker: driver.Command{Path: exe, Args: []string{workerCommand}},
 		Track:  driver.Tee(prog.track, lv.track()),
@@ -129,6 +129,9 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 		},
 	}, st)
 	prog.wait()
+	if err != nil { // the user's service, as set up, cannot start
+		return usageError(io, cmd.name, "%v", err)
+	}
 	f.target.describe(&raw.Manifest.Env)
 	// Everything needed is read back: stop the servers before reporting so
 	// that the verdict table is the last thing printed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,6 +146,12 @@ func ticketdFile(t *testing.T, edit func(string) string) string {
 // clear line and exit 2 (the file) or 3 (the service failed), fast, and
 // leaves no replica, schema or key behind.
 func TestBadTargets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	strayPort := ln.Addr().(*net.TCPAddr).Port // the port a service picks for itself
+	ln.Close()
 	tests := []struct {
 		name     string
 		edit     func(string) string
@@ -163,9 +170,14 @@ func TestBadTargets(t *testing.T) {
 		{"lock key outside the prefix", func(s string) string {
 			return strings.Replace(s, `lock_key: "{{key_prefix}}lock`, `lock_key: "shared:lock`, 1)
 		}, exitUsage, "lock_key: a fixed key name needs a service whose keys all have fixed names, but variant naive is handed {{key_prefix}}"},
+		// The service's own failures to start are the target file's: exit
+		// 2, and no race waits for them again.
 		{"command exits at once", func(s string) string {
 			return strings.Replace(s, "command: [", "command: [sh, -c, 'echo cannot bind >&2; exit 3', ", 1)
-		}, exitInfra, "cannot bind"},
+		}, exitUsage, "replica 0 (sh) exit status 3 before it was ready: cannot bind"},
+		{"service ignores port_env", func(s string) string {
+			return strings.Replace(s, "command: [", fmt.Sprintf("command: [env, PORT=%d, ", strayPort), 1)
+		}, exitUsage, fmt.Sprintf(") answers GET /healthz on port %d, not on port ", strayPort)},
 		{"never ready", func(s string) string {
 			return strings.Replace(strings.Replace(s, "ready: /healthz", "ready: /nowhere", 1), "ready_timeout: 20s", "ready_timeout: 2s", 1)
 		}, exitInfra, "not ready after 2s"},

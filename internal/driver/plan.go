@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -114,8 +115,10 @@ func fan[T any](hs []Hooks, pick func(Hooks) func(T)) func(T) {
 // histograms. A race that could not start, and once ctx ended every race
 // not yet run, stays in the folder as not run, with an unknown verdict:
 // one broken cell does not throw away the others, and an interrupted
-// folder can never read as a pass.
-func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *latency.Set) {
+// folder can never read as a pass. A backend that cannot start as the
+// user set it up (ErrBackendSetUp) would keep every race from starting:
+// RaceAll stops there and returns that error.
+func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *latency.Set, error) {
 	raw := &history.Log{Manifest: history.Manifest{
 		Schema: history.ManifestSchema, RunID: p.RunID, Seed: p.Seed, Command: p.Command,
 		Stack: string(st.Kind), StackNotes: st.Notes, Skipped: p.Skipped, Env: describe(ctx, st, p),
@@ -141,6 +144,9 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *laten
 		if h.Done != nil {
 			h.Done()
 		}
+		if errors.Is(err, ErrBackendSetUp) {
+			return raw, lat, err
+		}
 		if err != nil {
 			p.warn(o.Scenario.Name, err.Error())
 			raw.Manifest.Runs = append(raw.Manifest.Runs, notRun(o, "not run: "+err.Error()))
@@ -153,7 +159,7 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *laten
 		raw.Add(res.Records)
 		lat.Merge(res.Latency)
 	}
-	return raw, lat
+	return raw, lat, nil
 }
 
 func (p Plan) warn(run, msg string) {

@@ -9,10 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,7 +20,6 @@ import (
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/childproc"
 	"github.com/hammer-load/hammer/internal/proclog"
-	"github.com/hammer-load/hammer/internal/sockets"
 )
 
 // Spec is how to start one replica.
@@ -36,6 +34,8 @@ type Spec struct {
 	// ReadyTimeout bounds the wait.
 	Ready        string
 	ReadyTimeout time.Duration
+	// PortEnv names the variable Env gives the port in, for errors.
+	PortEnv string
 }
 
 // Set is the running replicas of one race.
@@ -55,10 +55,11 @@ type replica struct {
 	log   *proclog.Log  // its index's log
 	done  chan struct{} // closed once the process exited and was reaped
 
-	mu      sync.Mutex
-	killed  bool   // hammer killed it on purpose (a crash fault, the stop)
-	exitErr string // how it ended, once done is closed
-	deaths  []string
+	mu       sync.Mutex
+	killed   bool   // hammer killed it on purpose (a crash fault, the stop)
+	exitErr  string // how it ended, once done is closed
+	signaled bool   // whether a signal ended it, once done is closed
+	deaths   []string
 }
 
 // Start starts n replicas and waits until every one answers its ready
@@ -78,14 +79,30 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 		wg.Go(func() { errs[i] = s.startOne(ctx, i) })
 	}
 	wg.Wait()
-	// The lowest replica's error, so that the same failure reads the same.
-	for _, err := range errs {
-		if err != nil {
-			s.Stop()
-			return nil, err
-		}
+	// The lowest replica's error, so that the same failure reads the same;
+	// the service's own before others, which may be its symptoms (a
+	// replica that binds a port of its own leaves the next one's bind
+	// refused).
+	slices.SortStableFunc(errs, func(a, b error) int {
+		return rank(a) - rank(b)
+	})
+	if errs[0] != nil {
+		s.Stop()
+		return nil, errs[0]
 	}
 	return s, nil
+}
+
+// rank orders Start's errors: the service's own first, then the others,
+// then none.
+func rank(err error) int {
+	switch {
+	case errors.Is(err, ErrService):
+		return 0
+	case err != nil:
+		return 1
+	}
+	return 2
 }
 
 // portAttempts is how many free ports a replica is tried on: the port is
@@ -152,6 +169,7 @@ func (s *Set) launch(r *replica) error {
 		if err != nil {
 			r.exitErr = err.Error()
 		}
+		r.signaled = cmd.ProcessState != nil && !cmd.ProcessState.Exited()
 		if !r.killed {
 			r.deaths = append(r.deaths, fmt.Sprintf("replica %d (pid %d) %s%s", r.index, cmd.Process.Pid, r.exitErr, said(r.log)))
 		}
@@ -173,48 +191,6 @@ func (r *replica) exited() <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.done
-}
-
-// answeredByReplica checks, once r's port answered its ready path, that r
-// is what listens on it. Between freePort and the replica's own bind, or
-// while a crashed replica is down, another process (a replica of another
-// race) may take the port and answer the same path: the race would then
-// send its requests, with the ids every race uses, to a stranger selling
-// from another schema, and tell its answers for ours. The error says the
-// address is in use, so that startOne tries another port.
-func (s *Set) answeredByReplica(r *replica) error {
-	if ok, checked := sockets.ListensOn(r.pid(), r.port); ok || !checked {
-		return nil
-	}
-	return fmt.Errorf("replica %d (%s): port %d answered %s, but no process of the replica listens on it (address already in use by another)",
-		r.index, s.spec.Command[0], r.port, s.spec.Ready)
-}
-
-// awaitReady polls r's ready path until it answers 200 (from r itself),
-// r exits, the timeout passes or ctx ends.
-func (s *Set) awaitReady(ctx context.Context, r *replica) error {
-	url := fmt.Sprintf("http://127.0.0.1:%d%s", r.port, s.spec.Ready)
-	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(s.spec.ReadyTimeout)
-	last := "no answer"
-	for time.Now().Before(deadline) {
-		resp, err := client.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s.answeredByReplica(r)
-			}
-			last = "status " + strconv.Itoa(resp.StatusCode)
-		}
-		select {
-		case <-r.exited():
-			return fmt.Errorf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), said(r.log))
-		case <-ctx.Done():
-			return fmt.Errorf("interrupted while replica %d started: %w", r.index, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("replica %d (%s) not ready after %s (GET %s: %s)%s", r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, said(r.log))
 }
 
 // exit says how r ended; call only once r.done is closed.

@@ -2,6 +2,7 @@ package replicas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -79,32 +80,57 @@ func TestStartSignalRestartStop(t *testing.T) {
 	}
 }
 
+// TestStartFailures: each way a replica can fail to get ready is told,
+// and only those that are the service's own, which no wait or retry mends,
+// match ErrService: exiting with a status, or answering on a port of its
+// own (told at once, not after the ready timeout).
 func TestStartFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow (1.0s in a -short run): skipped by -short (make test runs it)")
 	}
+	own, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownPort := fmt.Sprintf(`exec python3 -m http.server %d --bind 127.0.0.1`, own)
 	tests := []struct {
-		name    string
-		command []string
-		ready   string
-		want    string
+		name     string
+		command  []string
+		ready    string
+		timeout  time.Duration
+		replicas int
+		want     string
+		service  bool
 	}{
-		{"exits at once", []string{"sh", "-c", "echo 'listen: address in use' >&2; exit 3"}, "/", "exit status 3 before it was ready: listen: address in use"},
-		{"never ready", []string{"sleep", "30"}, "/", "not ready after 1s"},
-		{"no such command", []string{"/nonexistent/ticketd"}, "/", "start replica 0"},
+		{"exits at once", []string{"sh", "-c", "echo 'listen: address in use' >&2; exit 3"}, "/", time.Second, 2,
+			"exit status 3 before it was ready: listen: address in use", true},
+		{"killed by a signal", []string{"sh", "-c", "kill -KILL $$"}, "/", time.Second, 2, "signal: killed before it was ready", false},
+		{"never ready", []string{"sleep", "30"}, "/", time.Second, 2, "not ready after 1s (GET /: no answer)", false},
+		{"no such command", []string{"/nonexistent/ticketd"}, "/", time.Second, 2, "start replica 0", false},
+		{"ready on a port of its own", []string{"sh", "-c", ownPort}, "/", time.Minute, 1,
+			fmt.Sprintf("replica 0 (sh) answers GET / on port %d, not on port ", own), true},
+		// The one of two that wins the port is told, whichever it is, not
+		// the other's refused bind.
+		{"two ready on a port of their own", []string{"sh", "-c", ownPort}, "/", time.Minute, 2,
+			fmt.Sprintf(") answers GET / on port %d, not on port ", own), true},
+		{"not ready, on a port of its own", []string{"sh", "-c", ownPort}, "/nothing-here", time.Second, 1,
+			fmt.Sprintf("GET /nothing-here: no answer; it listens on port %d)", own), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := pyServer(t)
-			spec.Command, spec.Ready, spec.ReadyTimeout = tt.command, tt.ready, time.Second
+			spec.Command, spec.Ready, spec.ReadyTimeout = tt.command, tt.ready, tt.timeout
 			start := time.Now()
-			s, err := Start(context.Background(), spec, 2)
+			s, err := Start(context.Background(), spec, tt.replicas)
 			if err == nil {
 				s.Stop()
 				t.Fatal("Start succeeded, want an error")
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q, want it to say %q", err, tt.want)
+			}
+			if errors.Is(err, ErrService) != tt.service {
+				t.Errorf("errors.Is(%q, ErrService) = %t, want %t", err, !tt.service, tt.service)
 			}
 			if d := time.Since(start); d > 8*time.Second {
 				t.Errorf("took %s to fail", d)

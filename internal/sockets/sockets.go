@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,23 +76,32 @@ func GroupInodes(pgid int) (inodes []string, readable bool) {
 // socket on port. checked is false where /proc cannot tell: not Linux, or
 // a group whose descriptors cannot be read.
 func ListensOn(pgid, port int) (ok, checked bool) {
+	ports, checked := Listening(pgid)
+	return slices.Contains(ports, port), checked
+}
+
+// Listening lists the ports on which processes of group pgid hold
+// listening TCP sockets, in ascending order and each once. checked is
+// false where /proc cannot tell, as for ListensOn.
+func Listening(pgid int) (ports []int, checked bool) {
 	if _, err := os.Stat("/proc/net/tcp"); err != nil {
-		return false, false
+		return nil, false
 	}
 	inodes, readable := GroupInodes(pgid)
 	if !readable {
-		return false, false
+		return nil, false
 	}
 	held := map[string]bool{}
 	for _, inode := range inodes {
 		held[inode] = true
 	}
 	Each(func(r Row) {
-		if r.State == Listen && r.Local == port && held[r.Inode] {
-			ok = true
+		if r.State == Listen && held[r.Inode] {
+			ports = append(ports, r.Local)
 		}
 	})
-	return ok, true
+	slices.Sort(ports)
+	return slices.Compact(ports), true
 }
 
 // groupPIDs lists the processes of process group pgid.

@@ -98,9 +98,12 @@ func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault
 			VarKeyPrefix: r.KeyPrefix, VarLockTTLMS: strconv.FormatInt(r.LockTTL.Milliseconds(), 10),
 		}
 		set, err := replicas.Start(ctx, replicas.Spec{
-			Dir: b.file.Dir, Command: s.Command, Ready: s.Ready, ReadyTimeout: s.ReadyTimeout,
+			Dir: b.file.Dir, Command: s.Command, Ready: s.Ready, ReadyTimeout: s.ReadyTimeout, PortEnv: s.PortEnv,
 			Env: func(i, port int) []string { return b.env(env, i, port) },
 		}, b.replicas)
+		if errors.Is(err, replicas.ErrService) {
+			return nil, fmt.Errorf("%s: %w", b.file.Path, serviceError{err})
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.file.Path, err)
 		}
@@ -118,6 +121,14 @@ func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault
 	}
 	return json.Marshal(req)
 }
+
+// serviceError is a replica's start that the service, as the target file
+// sets it up, kept from getting ready (replicas.ErrService): it matches
+// driver.ErrBackendSetUp too, so that no race waits for it again.
+type serviceError struct{ error }
+
+func (e serviceError) Is(target error) bool { return target == driver.ErrBackendSetUp }
+func (e serviceError) Unwrap() error        { return e.error }
 
 // env is the environment of replica i on port: the service's, then the
 // variant's, placeholders expanded, hammer's PGOPTIONS unless they set

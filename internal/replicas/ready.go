@@ -1,0 +1,168 @@
+package replicas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hammer-load/hammer/internal/sockets"
+)
+
+// ErrService matches the error of Start when the service, as it was set
+// up, keeps a replica from getting ready, which no wait or retry mends:
+// the replica answers its ready path on a port of its own, not the one it
+// was given, or it exits with a status of its own before it is ready.
+// A replica that is not ready in time, is killed by a signal or finds its
+// port taken does not match: the host may be to blame.
+var ErrService = errors.New("the service as set up cannot start")
+
+// serviceError is an error of Start that matches ErrService.
+type serviceError struct{ msg string }
+
+func (e *serviceError) Error() string        { return e.msg }
+func (e *serviceError) Is(target error) bool { return target == ErrService }
+
+// strayFor is how long a replica must answer its ready path on another
+// port, and listen on none of its own, before Start calls its port wrong:
+// a service may open another port (metrics, an admin page) before its own.
+// strayEvery is how often that is looked at.
+const (
+	strayFor   = time.Second
+	strayEvery = 250 * time.Millisecond
+)
+
+// answeredByReplica checks, once r's port answered its ready path, that r
+// is what listens on it. Between freePort and the replica's own bind, or
+// while a crashed replica is down, another process (a replica of another
+// race) may take the port and answer the same path: the race would then
+// send its requests, with the ids every race uses, to a stranger selling
+// from another schema, and tell its answers for ours. The error says the
+// address is in use, so that startOne tries another port.
+func (s *Set) answeredByReplica(r *replica) error {
+	if ok, checked := sockets.ListensOn(r.pid(), r.port); ok || !checked {
+		return nil
+	}
+	return fmt.Errorf("replica %d (%s): port %d answered %s, but no process of the replica listens on it (address already in use by another)",
+		r.index, s.spec.Command[0], r.port, s.spec.Ready)
+}
+
+// awaitReady polls r's ready path until it answers 200 (from r itself),
+// r exits, the timeout passes or ctx ends. A replica that answers on a
+// port of its own instead, or exits with a status of its own, fails at
+// once with an error that matches ErrService.
+func (s *Set) awaitReady(ctx context.Context, r *replica) error {
+	url := fmt.Sprintf("http://127.0.0.1:%d%s", r.port, s.spec.Ready)
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(s.spec.ReadyTimeout)
+	last := "no answer"
+	var st stray
+	for time.Now().Before(deadline) {
+		resp, err := client.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s.answeredByReplica(r)
+			}
+			last = "status " + strconv.Itoa(resp.StatusCode)
+		}
+		if err := s.lookElsewhere(r, &st); err != nil {
+			return err
+		}
+		select {
+		case <-r.exited():
+			return s.exitedEarly(r)
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted while replica %d started: %w", r.index, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	elsewhere := ""
+	if ports, _ := sockets.Listening(r.pid()); len(ports) > 0 {
+		elsewhere = fmt.Sprintf("; it listens on %s", portList(ports))
+	}
+	return fmt.Errorf("replica %d (%s) not ready after %s (GET %s: %s%s)%s",
+		r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, elsewhere, said(r.log))
+}
+
+// exitedEarly is the error of replica r, which exited before it was
+// ready: the service's own (ErrService) when it ended with a status, not
+// by a signal, and not because its port was taken.
+func (s *Set) exitedEarly(r *replica) error {
+	msg := fmt.Sprintf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), said(r.log))
+	r.mu.Lock()
+	signaled := r.signaled
+	r.mu.Unlock()
+	if signaled || portTaken(errors.New(msg)) {
+		return errors.New(msg)
+	}
+	return &serviceError{msg}
+}
+
+// stray follows a replica seen answering its ready path on a port other
+// than its own: which, and since when.
+type stray struct {
+	port        int
+	since, next time.Time
+}
+
+// lookElsewhere looks, every strayEvery, at the ports replica r listens
+// on. When r listens on none of its own and has answered its ready path on
+// the same other port for strayFor, it returns the error (ErrService).
+func (s *Set) lookElsewhere(r *replica, st *stray) error {
+	now := time.Now()
+	if now.Before(st.next) {
+		return nil
+	}
+	st.next = now.Add(strayEvery)
+	ports, checked := sockets.Listening(r.pid())
+	port := 0
+	if checked && !slices.Contains(ports, r.port) {
+		port = answersReady(ports, s.spec.Ready)
+	}
+	switch {
+	case port != st.port:
+		st.port, st.since = port, now
+	case port != 0 && now.Sub(st.since) >= strayFor:
+		given, fix := "", "the port it is given"
+		if s.spec.PortEnv != "" {
+			given, fix = " in "+s.spec.PortEnv, "the port in "+s.spec.PortEnv
+		}
+		return &serviceError{fmt.Sprintf("replica %d (%s) answers GET %s on port %d, not on port %d that hammer gave it%s: the service must listen on %s",
+			r.index, s.spec.Command[0], s.spec.Ready, port, r.port, given, fix)}
+	}
+	return nil
+}
+
+// answersReady is the first of ports on which the loopback answers GET
+// path with 200, or 0.
+func answersReady(ports []int, path string) int {
+	client := &http.Client{Timeout: 300 * time.Millisecond}
+	for _, p := range ports {
+		resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d%s", p, path))
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return p
+		}
+	}
+	return 0
+}
+
+// portList reads "port 3000" or "ports 3000, 9229".
+func portList(ports []int) string {
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = strconv.Itoa(p)
+	}
+	if len(s) == 1 {
+		return "port " + s[0]
+	}
+	return "ports " + strings.Join(s, ", ")
+}
