@@ -134,10 +134,11 @@ func (a *agentFlags) checkPort(cmd string, io stdio) int {
 	return exitOK
 }
 
-// join waits for the agents, saying where they can join; on failure it
-// says why and returns the exit code.
-func (a *agentFlags) join(ctx context.Context, cmd string, io stdio) ([]*agent.Agent, int) {
-	ln, err := agent.Listen(agent.ListenOptions{Addr: a.listen, Token: a.token, Version: hammerVersion(), Log: io.err})
+// join waits for the agents, saying where they can join (also when
+// quiet, which leaves out each agent's joining); on failure it says why
+// and returns the exit code.
+func (a *agentFlags) join(ctx context.Context, cmd string, quiet bool, io stdio) ([]*agent.Agent, int) {
+	ln, err := agent.Listen(agent.ListenOptions{Addr: a.listen, Token: a.token, Version: hammerVersion(), Log: io.err, Quiet: quiet})
 	if err != nil {
 		return nil, usageError(io, cmd, "--listen: %v", err)
 	}

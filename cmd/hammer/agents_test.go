@@ -148,7 +148,8 @@ func coordinate(t *testing.T, args ...string) (*proc, []*proc) {
 
 // TestAgentsRace: a coordinator and three agents race as one: an agent
 // with a wrong token is refused and the others go on, the race sells
-// exactly the seats, every agent's clock is reported, the merged latency
+// exactly the seats, every agent's clock is reported (in the results: the
+// race is --quiet), the merged latency
 // histograms are exactly those of every attempt recorded, and the agents
 // leave once the coordinator is done.
 func TestAgentsRace(t *testing.T) {
@@ -176,6 +177,11 @@ func TestAgentsRace(t *testing.T) {
 	}
 	if log := coord.stderr(); !strings.Contains(log, "refused an agent from 127.0.0.1:") || strings.Contains(log, testToken) {
 		t.Errorf("the coordinator should log the refusal and never the token:\n%s", log)
+	}
+	// --quiet leaves out each agent's joining and its clock, not where
+	// to join nor a refusal.
+	if log := coord.stderr(); strings.Contains(log, "joined from") || strings.Contains(log, "clock reads") {
+		t.Errorf("with --quiet the coordinator printed the agents' joining:\n%s", log)
 	}
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if b, rerr := os.ReadFile(path); err == nil && !d.IsDir() && rerr == nil && bytes.Contains(b, []byte(testToken)) {
@@ -266,7 +272,7 @@ func TestAgentsProcessFault(t *testing.T) {
 	t.Parallel() // processes and sockets of its own; the shared stack by run id
 	dir := filepath.Join(t.TempDir(), "out")
 	coord, _ := coordinate(t, append([]string{"run", "--mode", "update-only", "--fault", "pause-stop", "--agents", "3",
-		"--listen", "127.0.0.1:0", "--goroutines", "20", "--seats", "100", "--quiet", "--out", dir}, stackArgs(t)...)...)
+		"--listen", "127.0.0.1:0", "--goroutines", "20", "--seats", "100", "--out", dir}, stackArgs(t)...)...)
 	if code := coord.wait(t, 2*time.Minute); code != exitOK {
 		t.Fatalf("coordinator exit %d, want 0; stderr:\n%s", code, coord.stderr())
 	}

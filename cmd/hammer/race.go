@@ -97,7 +97,7 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 	var agents []*agent.Agent
 	if f.agents.n > 0 {
-		if agents, code = f.agents.join(ctx, cmd.name, io); agents == nil {
+		if agents, code = f.agents.join(ctx, cmd.name, f.quiet, io); agents == nil {
 			return code
 		}
 		defer closeAgents(agents)

@@ -22,6 +22,9 @@ type ListenOptions struct {
 	Version string
 	// Log receives one line per agent joined or refused.
 	Log io.Writer
+	// Quiet leaves out of Log the lines that only show progress: each
+	// agent that joins, and its clock. Refusals and departures stay.
+	Quiet bool
 }
 
 // Listener accepts agents.
@@ -49,6 +52,13 @@ func Listen(o ListenOptions) (*Listener, error) {
 		o.Log = io.Discard
 	}
 	return &Listener{o: o, ln: ln, gate: newGate()}, nil
+}
+
+// progress writes a line that only shows progress to Log, unless Quiet.
+func (l *Listener) progress(format string, args ...any) {
+	if !l.o.Quiet {
+		fmt.Fprintf(l.o.Log, format, args...)
+	}
 }
 
 // CheckAddr binds addr as Listen would and lets it go at once: a port in
@@ -104,7 +114,7 @@ func (l *Listener) Accept(ctx context.Context, n int, timeout time.Duration) ([]
 			return nil, err
 		}
 		a.Joined = clk
-		fmt.Fprintf(l.o.Log, "hammer: agent %d's clock reads %+.3f ms ± %.3f ms against this one's (round trip %.3f ms)\n",
+		l.progress("hammer: agent %d's clock reads %+.3f ms ± %.3f ms against this one's (round trip %.3f ms)\n",
 			a.Index, ms(clk.Offset), ms(clk.Uncertainty), ms(clk.RTT))
 	}
 	return joined, nil
@@ -248,7 +258,7 @@ func (l *Listener) admit(a *Agent, n int, joined []*Agent) {
 	}
 	joined[index] = a
 	a.serve()
-	fmt.Fprintf(l.o.Log, "hammer: agent %d joined from %s (%s); %d of %d\n", index, a.Addr, a.Host, count(joined), n)
+	l.progress("hammer: agent %d joined from %s (%s); %d of %d\n", index, a.Addr, a.Host, count(joined), n)
 }
 
 // handshake runs the token exchange with one connection (see auth.go)
