@@ -211,6 +211,10 @@ func TestBadTargets(t *testing.T) {
 		{"command not executable", func(s string) string {
 			return regexp.MustCompile(`command: \[[^]]*\]`).ReplaceAllString(s, "command: [./target.yaml]")
 		}, exitUsage, "service.command: ./target.yaml is not an executable file (from "},
+		{"build fails", func(s string) string {
+			return strings.Replace(s, "  port_env: PORT", `  build: [sh, -c, 'echo "npm error npx canceled due to missing packages" >&2; echo "npm error A complete log of this run can be found in: /x.log" >&2; exit 1']
+  port_env: PORT`, 1)
+		}, exitUsage, "failed: exit status 1: npm error npx canceled due to missing packages | npm error A complete log of this run can be found in: /x.log"},
 		{"build not found", func(s string) string {
 			return strings.Replace(s, "  port_env: PORT", "  build: [./no-such-build.sh]\n  port_env: PORT", 1)
 		}, exitUsage, "service.build: ./no-such-build.sh is not an executable file"},

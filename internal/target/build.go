@@ -1,13 +1,14 @@
 package target
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hammer-load/hammer/internal/proclog"
 )
 
 // buildTimeout bounds the service's build step.
@@ -17,7 +18,7 @@ const buildTimeout = 5 * time.Minute
 // before any replica starts, then checks that the service's command can
 // be run; nothing to do when the file starts no service. A build or
 // command that does not exist or is not executable is named in the error
-// before anything runs; a failing build's error quotes the last line it
+// before anything runs; a failing build's error quotes the last lines it
 // printed.
 func Build(ctx context.Context, f *File) error {
 	if f.Service == nil {
@@ -49,14 +50,28 @@ func run(ctx context.Context, f *File, argv []string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = f.Dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := proclog.New(buildLogHead, buildLogTail)
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {
-		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		return fmt.Errorf("%s: build (%s) failed: %v: %s", f.Path, strings.Join(argv, " "), err, lines[len(lines)-1])
+		said := ""
+		if q := out.Quote(buildQuoteLines); q != "" {
+			said = ": " + q
+		}
+		return fmt.Errorf("%s: build (%s) failed: %v%s", f.Path, strings.Join(argv, " "), err, said)
 	}
 	return nil
 }
+
+// A failed build's error quotes up to buildQuoteLines of the last lines
+// it printed: the last one alone is often a tool's pointer to its own log
+// (npm's "A complete log of this run can be found in …"), the cause the
+// line before. Of its output, the first buildLogHead bytes and the last
+// buildLogTail are kept.
+const (
+	buildQuoteLines = 3
+	buildLogHead    = 4 << 10
+	buildLogTail    = 16 << 10
+)
 
 // checkExecutable says why name, the program of the file's setting key,
 // cannot be run: a name with a slash is a file relative to the file's
