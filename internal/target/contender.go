@@ -192,7 +192,11 @@ func (c *contender) judge(ctx context.Context, a *history.Attempt, status int, b
 		a.Status = status
 		outcome, seat, ok := c.req.Rules.Match(status, body)
 		if !ok {
-			a.Outcome, a.Err = history.Unknown, fmt.Sprintf("status %d matched no response rule: %s", status, snippet(body))
+			why := c.req.Rules.Miss(status, body)
+			if why != "" {
+				why = " (" + why + ")"
+			}
+			a.Outcome, a.Err = history.Unknown, fmt.Sprintf("status %d matched no response rule%s: %s", status, why, snippet(body))
 			return
 		}
 		a.Outcome, a.Seat = outcome, seat

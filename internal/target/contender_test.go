@@ -87,7 +87,10 @@ func TestAttempt(t *testing.T) {
 		{name: "other 503", handler: answer(503, "{\"error\":\n \"overloaded\"}\n"), want: history.Unknown, err: `status 503 matched no response rule: {"error": "overloaded"}`},
 		{name: "empty body", handler: answer(500, ""), want: history.Unknown, err: "status 500 matched no response rule: (empty body)"},
 		{name: "long body is cut", handler: answer(500, long), want: history.Unknown, err: `status 500 matched no response rule: {"error": "xxx`},
-		{name: "sold without a seat", handler: answer(201, `{"seat": "A7"}`), want: history.Unknown, err: "status 201 matched no response rule"},
+		{name: "sold with a seat that is no number", handler: answer(201, `{"seat": "A7"}`), want: history.Unknown,
+			err: `status 201 matched no response rule (the sold rule's seat /seat is "A7", not a positive integer): {"seat": "A7"}`},
+		{name: "sold without a seat", handler: answer(201, `{"place": 7}`), want: history.Unknown,
+			err: `status 201 matched no response rule (the sold rule's seat /seat is not in the body): {"place": 7}`},
 		{name: "redirect is not followed", handler: func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/elsewhere", http.StatusSeeOther)
 		}, want: history.Unknown, err: "status 303 matched no response rule"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -63,6 +64,31 @@ func (rs Rules) Match(status int, body []byte) (outcome history.Outcome, seat in
 		}
 	}
 	return "", 0, false
+}
+
+// Miss says why no rule matched a response whose status (and condition)
+// a rule with a seat has: the rule found no positive integer at its seat
+// pointer. "" when no such rule has the response's status: the status
+// itself is what no rule expects.
+func (rs Rules) Miss(status int, body []byte) string {
+	b := lazyBody{raw: body}
+	for _, r := range rs {
+		if r.Status != status || r.Seat == "" {
+			continue
+		}
+		if r.JSON != nil {
+			if got, ok := text(b.at(r.JSON.Pointer)); !ok || got != r.JSON.Equals {
+				continue
+			}
+		}
+		v, found := b.at(r.Seat)
+		if !found {
+			return fmt.Sprintf("the %s rule's seat %s is not in the body", r.Outcome, r.Seat)
+		}
+		shown, _ := json.Marshal(v)
+		return fmt.Sprintf("the %s rule's seat %s is %s, not a positive integer", r.Outcome, r.Seat, snippet(shown))
+	}
+	return ""
 }
 
 // lazyBody parses a JSON body when a rule first looks into it.
