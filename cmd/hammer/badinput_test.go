@@ -155,13 +155,16 @@ func TestServerLimits(t *testing.T) {
 	})
 }
 
-// TestGateNoCellRan: a gate whose every cell was skipped has not passed.
+// TestGateNoCellRan: a gate whose every cell the stack cannot run has not
+// passed: it is refused, as run refuses such a race, for the stack the
+// user chose.
 func TestGateNoCellRan(t *testing.T) {
 	matrix := filepath.Join(t.TempDir(), "failover.matrix")
 	if err := os.WriteFile(matrix, []byte("lock-only failover unsafe\nfenced failover safe\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	failsBeforeAnything(t, stacktest.Get(t), append([]string{"gate", "--matrix", matrix}, stackArgs(t)...), exitInfra, "no cell ran")
+	failsBeforeAnything(t, stacktest.Get(t), append([]string{"gate", "--matrix", matrix}, stackArgs(t)...), exitUsage,
+		"no cell can run on this stack: lock-only/failover: the failover fault needs a stack hammer manages")
 }
 
 // failsBeforeAnything runs hammer with args (plus --quiet and a fresh

@@ -204,9 +204,8 @@ func fit(ctx context.Context, cmd raceCommand, st *stack.Stack, races []driver.O
 	switch {
 	case len(skipped) > 0 && !cmd.skipUnrunnable:
 		return nil, nil, usageError(io, cmd.name, "%s", skipped[0])
-	case len(races) == 0:
-		fmt.Fprintf(io.err, "hammer: no cell ran: %s\n", strings.Join(skipped, "; "))
-		return nil, nil, exitInfra
+	case len(races) == 0: // the stack the user chose runs none of them
+		return nil, nil, usageError(io, cmd.name, "no cell can run on this stack: %s", strings.Join(skipped, "; "))
 	}
 	if err := driver.CheckServers(ctx, st.RedisURL, st.PGURL, races); err != nil {
 		if errors.Is(err, driver.ErrLimit) {
