@@ -3,6 +3,7 @@ package stack
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,5 +54,33 @@ func TestStartRedis(t *testing.T) {
 	}
 	if pids := procsIn(dir); len(pids) > 0 {
 		t.Errorf("processes left in %s: %v (redis was pid %d)", dir, pids, pid)
+	}
+}
+
+// TestTLSURLForAPlainRedis: a rediss:// URL for a Redis that speaks no TLS
+// is the URL's mistake (ErrBadConfig), said in one line, not a server that
+// did not answer.
+func TestTLSURLForAPlainRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server: skipped by -short (make test runs it)")
+	}
+	if FindRedisServer() == "" {
+		requireLocalBins(t)
+	}
+	s, err := StartRedis(context.Background(), testLog{t})
+	if err != nil {
+		t.Fatalf("StartRedis: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	opts, err := redis.ParseURL(strings.Replace(s.RedisURL, "redis://", "rediss://", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout) // as checkServers does
+	defer cancel()
+	err = checkRedisServer(ctx, "redis", opts)
+	checkOneSentinel(t, err, ErrBadConfig, "")
+	if want := "does not speak TLS: it answers PING in plain text, so its URL is redis://, not rediss://"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
 	}
 }

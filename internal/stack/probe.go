@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strconv"
@@ -142,8 +143,42 @@ func checkRedisServer(ctx context.Context, name string, opts *redis.Options) err
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return unavailablef("%s at %s refused the connection: nothing listens there (%s)", name, opts.Addr, mask.String(err.Error()))
 	}
+	if opts.TLSConfig != nil && speaksPlain(ctx, opts) {
+		return badConfigf("%s at %s does not speak TLS: it answers PING in plain text, so its URL is redis://, not rediss://", name, opts.Addr)
+	}
 	return unavailablef("%s at %s did not answer %s within %s: %s", name, opts.Addr, step, pingTimeout, mask.String(err.Error()))
 }
+
+// speaksPlain reports whether the server at opts.Addr answers a PING sent
+// in plain text within plainTimeout: a server without TLS, which takes a
+// rediss:// URL's TLS handshake for the start of a command and waits for
+// the rest. Only called once the TLS ping failed, whose deadline (ctx's)
+// may have passed.
+func speaksPlain(ctx context.Context, opts *redis.Options) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), plainTimeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", opts.Addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	deadline, _ := ctx.Deadline()
+	if conn.SetDeadline(deadline) != nil {
+		return false
+	}
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		return false
+	}
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(conn, first); err != nil {
+		return false
+	}
+	return first[0] == '+' || first[0] == '-' // PONG, or NOAUTH and the like
+}
+
+// plainTimeout bounds speaksPlain.
+const plainTimeout = time.Second
 
 // checkPostgres pings the PostgreSQL of cfg. A wrong password, a role that may
 // not log in or lacks a privilege, and a database that does not exist
