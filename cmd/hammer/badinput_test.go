@@ -113,6 +113,28 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestTLSURLsForPlainServers: URLs that ask for TLS of servers without it
+// are the URLs' mistake, told in one line before anything starts: a plain
+// Redis otherwise looks silent (it waits for the end of the handshake it
+// takes for a command).
+func TestTLSURLsForPlainServers(t *testing.T) {
+	t.Parallel()                // servers of its own
+	own := stacktest.Private(t) // local servers: no TLS
+	t.Run("rediss", func(t *testing.T) {
+		args := []string{"run", "--mode", "update-only", "--stack", "external",
+			"--redis-url", strings.Replace(own.RedisURL, "redis://", "rediss://", 1), "--pg-url", own.PGURL}
+		failsBeforeAnything(t, own, args, exitUsage, "does not speak TLS: it answers PING in plain text, so its URL is redis://, not rediss://")
+	})
+	t.Run("sslmode=require", func(t *testing.T) {
+		pgURL := strings.Replace(own.PGURL, "sslmode=disable", "sslmode=require", 1)
+		if !strings.Contains(pgURL, "sslmode=require") {
+			t.Fatalf("no sslmode=disable in %s to replace", own.PGURL)
+		}
+		args := []string{"run", "--mode", "update-only", "--stack", "external", "--redis-url", own.RedisURL, "--pg-url", pgURL}
+		failsBeforeAnything(t, own, args, exitUsage, "does not offer TLS, which the URL's sslmode requires: use sslmode=disable or prefer")
+	})
+}
+
 // TestServerLimits: a race the servers cannot hold — Redis maxclients,
 // a PostgreSQL role that may not create schemas — fails before anything
 // is created, naming the setting and what is needed.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -195,8 +196,18 @@ func checkPostgres(ctx context.Context, cfg *pgx.ConnConfig) error {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return unavailablef("postgresql at %s refused the connection: nothing listens there (%s)", pgAddr(cfg), msg)
 	}
+	if strings.Contains(err.Error(), pgNoTLS) {
+		return badConfigf("postgresql at %s does not offer TLS, which the URL's sslmode requires: use sslmode=disable or prefer (%s)", pgAddr(cfg), msg)
+	}
+	if ctx.Err() == nil {
+		return unavailablef("postgresql at %s failed SELECT 1: %s", pgAddr(cfg), msg)
+	}
 	return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(cfg), pingTimeout, msg)
 }
+
+// pgNoTLS is how pgx says that a server without TLS refused the URL's
+// sslmode=require (or verify-ca, verify-full); it has no error value for it.
+const pgNoTLS = "server refused TLS connection"
 
 // pollReady calls probe until it succeeds, the deadline passes or stop is
 // closed (the server exited). It returns the last probe error on timeout.
