@@ -147,6 +147,9 @@ func checkRedisServer(ctx context.Context, name string, opts *redis.Options) err
 	if opts.TLSConfig != nil && speaksPlain(ctx, opts) {
 		return badConfigf("%s at %s does not speak TLS: it answers PING in plain text, so its URL is redis://, not rediss://", name, opts.Addr)
 	}
+	if !timedOut(ctx, err) {
+		return unavailablef("%s at %s failed %s: %s", name, opts.Addr, step, mask.String(err.Error()))
+	}
 	return unavailablef("%s at %s did not answer %s within %s: %s", name, opts.Addr, step, pingTimeout, mask.String(err.Error()))
 }
 
@@ -199,10 +202,17 @@ func checkPostgres(ctx context.Context, cfg *pgx.ConnConfig) error {
 	if strings.Contains(err.Error(), pgNoTLS) {
 		return badConfigf("postgresql at %s does not offer TLS, which the URL's sslmode requires: use sslmode=disable or prefer (%s)", pgAddr(cfg), msg)
 	}
-	if ctx.Err() == nil {
+	if !timedOut(ctx, err) {
 		return unavailablef("postgresql at %s failed SELECT 1: %s", pgAddr(cfg), msg)
 	}
 	return unavailablef("postgresql at %s did not answer SELECT 1 within %s: %s", pgAddr(cfg), pingTimeout, msg)
+}
+
+// timedOut reports whether a check failed for want of an answer in time:
+// its deadline passed, or a read or dial timed out on the way.
+func timedOut(ctx context.Context, err error) bool {
+	var ne net.Error
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 // pgNoTLS is how pgx says that a server without TLS refused the URL's
