@@ -29,10 +29,12 @@ func (e *serviceError) Is(target error) bool { return target == ErrService }
 
 // strayFor is how long a replica must answer its ready path on another
 // port, and listen on none of its own, before Start calls its port wrong:
-// a service may open another port (metrics, an admin page) before its own.
+// a service may open another port (metrics, an admin page) before its
+// own, and one that answers any path there must have time to open its
+// own.
 // strayEvery is how often that is looked at.
 const (
-	strayFor   = time.Second
+	strayFor   = 3 * time.Second
 	strayEvery = 250 * time.Millisecond
 )
 
