@@ -296,8 +296,9 @@ func verdictCell(r RunSummary) string {
 	return string(r.Verdict) + " (FAIL)"
 }
 
-// writeDetails prints the failed expectation, violations (with stories)
-// and undetermined reasons of one run, if any.
+// writeDetails prints the failed expectation, the gaps in an invalid
+// run's evidence, violations (with stories) and undetermined reasons of
+// one run, if any.
 func writeDetails(w io.Writer, r RunSummary, l limits) {
 	type line struct {
 		text  string
@@ -306,6 +307,9 @@ func writeDetails(w io.Writer, r RunSummary, l limits) {
 	var lines []line
 	if r.Expected != "" && !r.ExpectOK {
 		lines = append(lines, line{text: "FAIL: " + r.ExpectReason})
+	}
+	for _, g := range r.gaps { // first: what the violations below do not rest on
+		lines = append(lines, line{text: "not judged: " + g})
 	}
 	for _, v := range r.Violations {
 		lines = append(lines, line{text: v.Check + ": " + v.Detail, story: v.Story})

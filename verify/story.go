@@ -3,6 +3,7 @@ package verify
 import (
 	"cmp"
 	"fmt"
+	"github.com/hammer-load/hammer/folder"
 	"slices"
 	"strings"
 
@@ -225,8 +226,13 @@ func secondSale(rows []history.Sale) int64 {
 	return ts[1]
 }
 
-// addStories attaches a story to the oversell and double-sold violations.
+// addStories attaches a story to the oversell and double-sold violations,
+// told from the attempts: none when history.jsonl changed after the run,
+// whose records may say anything (the violations stand on the ledger).
 func (x *index) addStories(vs []Violation) {
+	if x.changed(folder.HistoryFile) {
+		return
+	}
 	bySeat := map[int][]history.Sale{}
 	for _, s := range x.in.Sales {
 		bySeat[s.Seat] = append(bySeat[s.Seat], s)

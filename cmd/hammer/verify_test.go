@@ -57,6 +57,7 @@ func TestVerifyTampered(t *testing.T) {
 		file   string
 		change func(string) string
 		want   []string
+		absent []string // what stdout must not say
 	}{
 		{
 			name: "history lost its last lines at a line boundary",
@@ -68,10 +69,25 @@ func TestVerifyTampered(t *testing.T) {
 			want: []string{
 				// The negative control's oversell stands on the intact ledger.
 				"unsafe    invalid (as expected)",
+				"none (invalid):\n  not judged: history.jsonl holds 27 records but manifest.json recorded 32",
 				"undetermined: history.jsonl holds 27 records but manifest.json recorded 32",
 				"undetermined: history.jsonl holds 1 attempt of lock-plus-update for worker 0, the race made 4",
 				"undetermined: history.jsonl holds 2 attempts of lock-plus-update for worker 1, the race made 4",
 			},
+		},
+		{
+			// The oversell stands on the intact ledger, but its story is
+			// told from the attempts, which the edit could make say anything.
+			name: "a history record edited",
+			file: "history.jsonl",
+			change: func(s string) string {
+				return strings.Replace(s, `"complete_ns":1795937026389331436`, `"complete_ns":1795937026399331436`, 1)
+			},
+			want: []string{
+				"unsafe    invalid (as expected)",
+				"none (invalid):\n  not judged: history.jsonl does not match the SHA-256 manifest.json recorded for it (changed after the run)",
+			},
+			absent: []string{"was sold to both"},
 		},
 		{
 			name: "ledger row appended",
@@ -118,6 +134,11 @@ func TestVerifyTampered(t *testing.T) {
 			for _, w := range tt.want {
 				if !strings.Contains(stdout, w) {
 					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(stdout, a) {
+					t.Errorf("stdout says %q:\n%s", a, stdout)
 				}
 			}
 		})
