@@ -118,8 +118,10 @@ func raceAll(ctx context.Context, cmd raceCommand, f *raceFlags, scns []scenario
 	}
 
 	prog := newProgress(io, f.quiet)
+	build := thisBuild()
 	raw, lat, err := driver.RaceAll(ctx, driver.Plan{
 		Command: cmd.name, RunID: runID, Seed: f.seed, Races: races, Skipped: skipped,
+		Version: known(build.Version), Revision: known(build.Commit),
 		Worker: driver.Command{Path: exe, Args: []string{workerCommand}},
 		Track:  driver.Tee(prog.track, lv.track()),
 		Warn: func(run, msg string) {

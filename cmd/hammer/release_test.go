@@ -43,7 +43,8 @@ func TestReleaseMakeBuild(t *testing.T) {
 }
 
 // TestReleaseLinkerFlags stamps arbitrary values with -ldflags -X, as
-// .goreleaser.yaml does, and checks they come out verbatim.
+// .goreleaser.yaml does, and checks they come out verbatim, in `hammer
+// version` and in a results folder's manifest.
 func TestReleaseLinkerFlags(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "hammer")
 	ldflags := "-X main.version=v9.8.7-rc.1 -X main.commit=0123456789abcdef0123456789abcdef01234567 -X main.date=2031-02-03T04:05:06Z"
@@ -53,6 +54,17 @@ func TestReleaseLinkerFlags(t *testing.T) {
 		runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
 	if got != want {
 		t.Errorf("hammer version = %q, want %q", got, want)
+	}
+	// The results folder says which build made it.
+	dir := filepath.Join(t.TempDir(), "out")
+	race := exec.Command(bin, append([]string{"run", "--mode", "update-only", "--procs", "1", "--goroutines", "4",
+		"--seats", "3", "--quiet", "--out", dir}, stackArgs(t)...)...)
+	if out, err := race.CombinedOutput(); err != nil {
+		t.Fatalf("a race of the stamped build: %v\n%s", err, out)
+	}
+	if env := readSummary(t, dir).Env; env.Hammer != "v9.8.7-rc.1" || env.Revision != "0123456789abcdef0123456789abcdef01234567" {
+		t.Errorf("the folder's hammer is %q at %q, want the stamp's v9.8.7-rc.1 at 0123456789abcdef0123456789abcdef01234567",
+			env.Hammer, env.Revision)
 	}
 }
 

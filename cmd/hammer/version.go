@@ -104,6 +104,14 @@ func thisBuild() buildStamp {
 	return s
 }
 
+// known is a part of the stamp, or "" where it is unknown.
+func known(part string) string {
+	if part == unknown {
+		return ""
+	}
+	return part
+}
+
 // hammerVersion is what a coordinator and its agents must share: the
 // version and commit (not the build date, nor the platform: agents may
 // run on other architectures).

@@ -39,6 +39,10 @@ type Plan struct {
 	// Warn, if set, is told what went wrong with a race but does not touch
 	// any verdict: a race that could not start, a clean-up that failed.
 	Warn func(run, msg string)
+	// Version and Revision name the hammer build that races, for the
+	// manifest (its linker stamp); where empty, the binary's build
+	// information says.
+	Version, Revision string
 }
 
 // Hooks are what a Plan's Track is told about one race while it runs;
@@ -217,6 +221,12 @@ func describe(ctx context.Context, st *stack.Stack, p Plan) history.Env {
 				env.Revision += "+dirty"
 			}
 		}
+	}
+	if p.Version != "" {
+		env.Hammer = p.Version
+	}
+	if p.Revision != "" {
+		env.Revision = p.Revision
 	}
 	v, _ := st.Describe(ctx)
 	env.Redis, env.PostgreSQL, env.Fsync = v.Redis, v.PostgreSQL, v.Fsync
