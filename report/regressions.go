@@ -26,6 +26,9 @@ type Judgement struct {
 	// verdict in B is Unknown: the comparison cannot tell whether they got
 	// worse.
 	Undetermined []RunChange
+	// Compared is how many runs both folders hold: none, and nothing was
+	// judged.
+	Compared int
 }
 
 // Regressions judges folder B against folder A: a run present in both got
@@ -35,7 +38,9 @@ type Judgement struct {
 // Runs are matched by name and listed in A's order.
 func Regressions(a, b Summary) Judgement {
 	var j Judgement
-	for _, c := range pairs(a, b) {
+	both := pairs(a, b)
+	j.Compared = len(both)
+	for _, c := range both {
 		switch standing(c) {
 		case worse:
 			j.Worse = append(j.Worse, c)

@@ -43,6 +43,12 @@ func TestCompareExitCodes(t *testing.T) {
 		dropRun(t, d, "update-only")
 	})
 	noneOnly := saved("none-only", "none-only", func(d string) { setCommand(t, d, "run") })
+	onlyUpdate := saved("only-update", "load-small", func(d string) {
+		setCommand(t, d, "load")
+		for _, run := range []string{"none", "lock-only", "lock-plus-update"} {
+			dropRun(t, d, run)
+		}
+	})
 
 	tests := []struct {
 		name         string
@@ -50,6 +56,7 @@ func TestCompareExitCodes(t *testing.T) {
 		wantCode     int
 		wantStdout   []string
 		wantWarnings []string // each a line of stderr after "hammer: warning: "
+		wantStderr   string   // of a usage error's one line
 	}{
 		{name: "same folder", a: a, b: a, wantCode: exitOK,
 			wantStdout: []string{"**Conclusion:** no run got worse."}},
@@ -71,6 +78,10 @@ func TestCompareExitCodes(t *testing.T) {
 				"A and B ran different matrices (only the runs both hold are judged): 3 runs only in A: lock-only, update-only, lock-plus-update",
 				"expectations differ between A and B in 1 run (B is judged by its own): none (expected unsafe → nothing)"}},
 		{name: "no such folder", a: a, b: filepath.Join(dir, "nowhere"), wantCode: exitUsage},
+		// The wrong baseline, or every run renamed: nothing was compared,
+		// which must not read as a pass.
+		{name: "no run in common", a: onlyUpdate, b: missing, wantCode: exitUsage,
+			wantStderr: "have no run in common (A: update-only; B: none, lock-only, lock-plus-update), so nothing was compared"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,6 +95,9 @@ func TestCompareExitCodes(t *testing.T) {
 				}
 			}
 			if code == exitUsage {
+				if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(stderr, tt.wantStderr) {
+					t.Errorf("stderr = %q, want one line saying %q", stderr, tt.wantStderr)
+				}
 				return
 			}
 			var warnings []string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/report"
@@ -78,6 +79,11 @@ func compareFolders(a, b string, io stdio) int {
 		}
 		sums[i] = judge(f)
 	}
+	j := report.Regressions(sums[0], sums[1])
+	if j.Compared == 0 { // the wrong folder, or every run renamed
+		return usageError(io, "report", "--compare: %s and %s have no run in common (A: %s; B: %s), so nothing was compared",
+			a, b, runNames(sums[0]), runNames(sums[1]))
+	}
 	for _, w := range report.Mismatches(sums[0], sums[1]) {
 		fmt.Fprintf(io.err, "hammer: warning: %s\n", w)
 	}
@@ -85,7 +91,19 @@ func compareFolders(a, b string, io stdio) int {
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return exitInfra
 	}
-	return compareExitCode(report.Regressions(sums[0], sums[1]))
+	return compareExitCode(j)
+}
+
+// runNames lists the runs of s, or says it has none.
+func runNames(s report.Summary) string {
+	if len(s.Runs) == 0 {
+		return "no run"
+	}
+	out := make([]string, len(s.Runs))
+	for i, r := range s.Runs {
+		out[i] = r.Name
+	}
+	return strings.Join(out, ", ")
 }
 
 // compareExitCode is the exit code of a comparison (see
