@@ -196,6 +196,9 @@ func refused(t *testing.T, cmd string, args []string, names string) {
 	if strings.Contains(stdout+stderr, secretMark) {
 		t.Errorf("a secret was printed: stdout %q, stderr %q", stdout, stderr)
 	}
+	if strings.Contains(stderr, "%!") {
+		t.Errorf("stderr = %q holds a formatting mistake (%%!)", stderr)
+	}
 	if entries, _ := os.ReadDir(cwd); len(entries) > 0 {
 		t.Errorf("left %s in the working directory", entries[0].Name())
 	}
@@ -328,7 +331,7 @@ func flagRows(fx walkFixture) map[string]flagRow {
 		"--listen": {kind: "string", with: agents, bad: []string{"999.1.1.1:70000", "999.1.1.1:7070", "127.0.0.1:70000", "127.0.0.1:x",
 			"127.0.0.1", "bad_host!:7070", "-bad:7070", ""}},
 		"--join-timeout": {kind: "duration", with: agents, bad: []string{"-1s", "0s"}},
-		"--live": {kind: "string", bad: []string{"x", "127.0.0.1", "127.0.0.1:70000", ":x", "999.1.1.1:8080", "bad_host!:8080", "-1",
+		"--live": {kind: "string", bad: []string{"x", "127.0.0.1", "127.0.0.1:70000", ":x", "999.1.1.1:8080", "bad_host!:8080", "-1", "no-such-host.invalid:8080",
 			fx.busy, strings.TrimPrefix(fx.busy, "127.0.0.1")}},
 		"--token":        {kind: "string", with: agents, bad: []string{"short", "Zq7" + secretMark}},
 		"--token-file":   {kind: "string", with: agents, bad: badTokenFiles},

@@ -67,7 +67,7 @@ func (l *liveFlags) start(cmd, runID, dir string, io stdio) (*liveRun, int) {
 	}
 	ln, err := net.Listen("tcp", l.addr)
 	if err != nil {
-		return nil, usageError(io, cmd, "--live: %v", listenCause(err))
+		return nil, usageError(io, cmd, "--live: %v", listenCause(l.addr, err))
 	}
 	var hub *live.Hub
 	metrics := live.NewMetrics(func() int { return hub.Clients() })
@@ -84,9 +84,10 @@ func (l *liveFlags) start(cmd, runID, dir string, io stdio) (*liveRun, int) {
 	return lr, exitOK
 }
 
-// listenCause is why a listen failed, in a few words: "cannot listen on
-// 127.0.0.1:8080: address already in use" rather than the syscall chain.
-func listenCause(err error) string {
+// listenCause is why listening on addr failed, in a few words: "cannot
+// listen on 127.0.0.1:8080: address already in use" rather than the
+// syscall chain (a host name that does not resolve has no address in it).
+func listenCause(addr string, err error) string {
 	var op *net.OpError
 	if !errors.As(err, &op) || op.Err == nil {
 		return err.Error()
@@ -96,7 +97,7 @@ func listenCause(err error) string {
 	if errors.As(cause, &sys) {
 		cause = sys.Err
 	}
-	return fmt.Sprintf("cannot listen on %s: %v", op.Addr, cause)
+	return fmt.Sprintf("cannot listen on %s: %v", addr, cause)
 }
 
 // track is the live feed's Track, nil when --live is off.
