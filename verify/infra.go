@@ -44,10 +44,12 @@ func distinctOwn(sales []history.Sale, attempts map[string][]history.Attempt) in
 }
 
 // truncatedGap says what a ledger cut short proves and what was not
-// judged for it; empty when the ledger was read whole or not at all.
+// judged for it; empty when the ledger was read whole or not at all, or
+// changed after the run (its rows then say nothing of the cut, and the
+// integrity problem says why).
 func (x *index) truncatedGap() []string {
 	n := x.in.LedgerTruncated
-	if n == 0 || !x.ledgerRead() {
+	if n == 0 || !x.ledgerRead() || x.changed(folder.LedgerFile) {
 		return nil
 	}
 	if x.ledgerUsable() {

@@ -57,6 +57,11 @@ func TestTruncatedLedger(t *testing.T) {
 	if got := strings.Join(v.Undetermined, "\n"); !strings.Contains(got, want) {
 		t.Errorf("the mismatch is not told as %q:\n%s", want, got)
 	}
+	// The rows left say nothing of the cut: no line may read them as if
+	// they were what the race read.
+	if got := strings.Join(v.Undetermined, "\n"); strings.Contains(got, "returns more rows") || strings.Contains(got, "was read up to") {
+		t.Errorf("a changed ledger's rows are told as the cut:\n%s", got)
+	}
 }
 
 // TestTruncatedLedgerOfOtherRows: a ledger cut at its row limit whose rows
