@@ -285,3 +285,22 @@ func redisClient(t *testing.T, url string) *redis.Client {
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
 }
+
+// TestURLsFromTheEnvironment: a URL taken from the environment that
+// cannot work is refused naming the variable, not the flag that was not
+// given.
+func TestURLsFromTheEnvironment(t *testing.T) {
+	tests := []struct{ redis, pg, want string }{
+		{" ", " ", "$HAMMER_REDIS_URL holds only spaces: give a Redis URL"},
+		{"redis://127.0.0.1:1/0", "\t", "$HAMMER_PG_URL holds only spaces: give a PostgreSQL URL"},
+		{"redis://127.0.0.1:1/0,redis://127.0.0.1:2/0", "postgres://u@127.0.0.1:1/db", "$HAMMER_REDIS_URL lists 2 Redis URLs for --redis-nodes 1"},
+		{"redis://127.0.0.1:1/0,", "postgres://u@127.0.0.1:1/db", "$HAMMER_REDIS_URL lists an empty URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			t.Setenv(envRedisURL, tt.redis)
+			t.Setenv(envPGURL, tt.pg)
+			failsBeforeAnything(t, stacktest.Get(t), []string{"run", "--mode", "lock-only"}, exitUsage, tt.want)
+		})
+	}
+}

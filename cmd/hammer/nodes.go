@@ -46,15 +46,15 @@ func (f *raceFlags) checkNodes(scns []scenarios.Scenario) error {
 	case f.target.file != nil && f.redisNodes > 1:
 		return fmt.Errorf("--redis-nodes races hammer's own lock over several Redis nodes; a --target service takes its own lock")
 	case f.external() && slices.Contains(urls, ""):
-		return fmt.Errorf("--redis-url lists an empty URL: give one URL per Redis node, separated by commas")
+		return fmt.Errorf("%s lists an empty URL: give one URL per Redis node, separated by commas", f.redisFrom)
 	case f.external() && len(urls) != f.redisNodes:
-		return fmt.Errorf("--redis-url lists %s for --redis-nodes %d: give one URL per node, separated by commas",
-			plural(len(urls), "1 Redis URL", fmt.Sprintf("%d Redis URLs", len(urls))), f.redisNodes)
+		return fmt.Errorf("%s lists %s for --redis-nodes %d: give one URL per node, separated by commas",
+			f.redisFrom, plural(len(urls), "1 Redis URL", fmt.Sprintf("%d Redis URLs", len(urls))), f.redisNodes)
 	case kind == stack.Docker && f.redisNodes > 1:
 		return fmt.Errorf("--redis-nodes %d needs --stack local or external: a docker stack runs one Redis", f.redisNodes)
 	case f.external():
 		if node, ok := repeatedNode(urls); ok {
-			return fmt.Errorf("--redis-url lists the same Redis node twice (%s): a Redlock's nodes must be distinct, or no majority can ever take the lock", node)
+			return fmt.Errorf("%s lists the same Redis node twice (%s): a Redlock's nodes must be distinct, or no majority can ever take the lock", f.redisFrom, node)
 		}
 	}
 	for _, sc := range scns {

@@ -35,6 +35,10 @@ func (f *raceFlags) checkURLs() error {
 		return fmt.Errorf("--stack external needs --redis-url and --pg-url (or $%s and $%s)", envRedisURL, envPGURL)
 	case !hasRedis:
 		return nil
+	case strings.TrimSpace(f.redisURL) == "":
+		return fmt.Errorf("%s holds only spaces: give a Redis URL", f.redisFrom)
+	case strings.TrimSpace(f.pgURL) == "":
+		return fmt.Errorf("%s holds only spaces: give a PostgreSQL URL", f.pgFrom)
 	}
 	// The whole list first: a control character at either end would be
 	// trimmed away with the spaces around its URLs.
