@@ -117,7 +117,10 @@ func (lr *liveRun) verdict(s report.Summary) {
 	ev := live.VerdictEvent{ExitCode: s.ExitCode, Report: lr.srv.Report(), Folder: lr.dir}
 	for _, r := range s.Runs {
 		v := live.RunVerdict{Run: r.Name, Verdict: string(r.Verdict), Expected: string(r.Expected),
-			ExpectOK: r.ExpectOK, Seats: r.Seats, Sold: r.Sold, Oversold: r.Oversold, Violations: len(r.Violations)}
+			Seats: r.Seats, Sold: r.Sold, Oversold: r.Oversold, Violations: len(r.Violations)}
+		if r.Expected != "" {
+			v.ExpectOK = &r.ExpectOK
+		}
 		if len(r.Violations) > 0 {
 			v.First = r.Violations[0].Check + ": " + r.Violations[0].Detail
 		}

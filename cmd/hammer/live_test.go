@@ -186,6 +186,10 @@ scrape:
 	if len(v.Runs) != 1 || v.Runs[0].Verdict != "valid" || v.Runs[0].Sold != 800 || v.ExitCode != 0 || !strings.HasPrefix(v.Report, "/report.") {
 		t.Errorf("verdict %s, want update-only valid with 800 sold, exit 0 and a report", s.verdict)
 	}
+	// run has no expectation: the verdict says none, met or not.
+	if strings.Contains(s.verdict, "expectation_met") || strings.Contains(s.verdict, `"expected"`) {
+		t.Errorf("verdict %s of a run without an expectation names one", s.verdict)
+	}
 	if _, err := http.Get(url); err == nil {
 		t.Error("the live server still answers after hammer exited")
 	}

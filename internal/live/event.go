@@ -127,8 +127,10 @@ type DoneEvent struct {
 type RunVerdict struct {
 	Run      string `json:"run"`
 	Verdict  string `json:"verdict"` // valid, invalid or unknown
+	// Expected is the run's expectation and ExpectOK whether it held;
+	// both absent for a run without one (run's).
 	Expected string `json:"expected,omitempty"`
-	ExpectOK bool   `json:"expectation_met"`
+	ExpectOK *bool  `json:"expectation_met,omitempty"`
 	Seats    int    `json:"seats"`
 	Sold     int    `json:"sold"`
 	Oversold int    `json:"oversold"`
