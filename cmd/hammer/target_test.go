@@ -203,7 +203,12 @@ func TestBadTargets(t *testing.T) {
 		}, exitUsage, "target.yaml: truth.sector: returns 1 column, want 2: the capacity and the seats available"},
 		{"truth.sector returns text for a count", func(s string) string {
 			return strings.Replace(s, "SELECT capacity, available FROM sectors", "SELECT 'many', available FROM sectors", 1)
-		}, exitUsage, "target.yaml: truth.sector: can't scan into dest[0]"},
+		}, exitUsage, "target.yaml: truth.sector: returns text for column 1 (?column?), want an integer (smallint, integer, bigint or numeric): the capacity and the seats available"},
+		// The ledger has no row before the race: its types are told from
+		// its columns, not from a row scanned.
+		{"truth.ledger returns its columns swapped", func(s string) string {
+			return strings.Replace(s, "SELECT request_id, seat FROM sales", "SELECT seat, request_id FROM sales", 1)
+		}, exitUsage, "target.yaml: truth.ledger: returns int4 for column 1 (seat), want text (text, varchar, char or uuid): the request id and the seat"},
 		{"command not found", func(s string) string {
 			return strings.Replace(s, "command: [", "command: [hammer-no-such-program, ", 1)
 		},

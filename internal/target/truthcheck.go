@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // truthError is a truth query that failed on the tables the setup SQL
@@ -85,6 +86,14 @@ func checkRows(ctx context.Context, tx pgx.Tx, query, what string, dest ...any) 
 		}
 		return &shapeError{fmt.Errorf("returns %d %s, want %d: %s", n, unit, len(dest), what)}
 	}
+	// The types too: a query over tables that hold no row yet returns
+	// nothing to scan, and its first rows would come only after a race.
+	for i, fd := range rows.FieldDescriptions() {
+		if want, ok := columnFits(fd.DataTypeOID, dest[i]); !ok {
+			return &shapeError{fmt.Errorf("returns %s for column %d (%s), want %s: %s",
+				typeName(tx, fd.DataTypeOID), i+1, fd.Name, want, what)}
+		}
+	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			var argErr pgx.ScanArgError
@@ -95,4 +104,33 @@ func checkRows(ctx context.Context, tx pgx.Tx, query, what string, dest ...any) 
 		}
 	}
 	return rows.Err()
+}
+
+// columnFits reports whether a column of type oid reads into dest as the
+// read-back reads it, and if not what it wants: text of some kind for a
+// *string (a request id), an integer for an *int (a seat, a count).
+func columnFits(oid uint32, dest any) (want string, ok bool) {
+	switch dest.(type) {
+	case *string:
+		switch oid {
+		case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID, pgtype.UUIDOID:
+			return "", true
+		}
+		return "text (text, varchar, char or uuid)", false
+	case *int:
+		switch oid {
+		case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID, pgtype.NumericOID:
+			return "", true
+		}
+		return "an integer (smallint, integer, bigint or numeric)", false
+	}
+	return "", true
+}
+
+// typeName names the PostgreSQL type oid for a message.
+func typeName(tx pgx.Tx, oid uint32) string {
+	if t, ok := tx.Conn().TypeMap().TypeForOID(oid); ok {
+		return t.Name
+	}
+	return fmt.Sprintf("type %d", oid)
 }
