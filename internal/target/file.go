@@ -245,6 +245,13 @@ func (d *doc) convert(raw rawFile) (*File, error) {
 	if f.variants, err = d.variants(raw.Variants); err != nil {
 		return nil, err
 	}
+	if f.Service != nil {
+		for _, v := range f.variants {
+			if _, ok := v.Env[f.Service.PortEnv]; ok {
+				return nil, d.portSet("variants", v.Name, "env", f.Service.PortEnv)
+			}
+		}
+	}
 	if f.Request, err = d.request(raw.Request); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,15 @@ func (d *doc) errAt(path []string, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", d.path, d.lineOf(path), escape.Line(msg))
 }
 
+// needErr is the error of a key at path whose value is not what: one
+// that is missing is "required: what"; one given, "must be what".
+func (d *doc) needErr(path []string, what string) error {
+	if d.has(path...) {
+		return d.errAt(path, "must be %s", what)
+	}
+	return d.errAt(path, "required: %s", what)
+}
+
 // show renders path as a reader writes it: service.env.PORT, responses[1].seat.
 func show(path []string) string {
 	var b strings.Builder

@@ -55,16 +55,19 @@ func (d *doc) service(raw *rawService) (*Service, error) {
 		return nil, d.errAt(at("build"), "must be a non-empty list of arguments, the program first")
 	}
 	if !validArgv(raw.Command) {
-		return nil, d.errAt(at("command"), "required: a non-empty list of arguments, the program first")
+		return nil, d.needErr(at("command"), "a non-empty list of arguments, the program first")
 	}
 	if !validEnvName(raw.PortEnv) {
-		return nil, d.errAt(at("port_env"), "required: the name of the variable that receives the replica's port")
+		return nil, d.needErr(at("port_env"), "the name of the variable that receives the replica's port")
 	}
 	if err := d.envNames(raw.Env, "service", "env"); err != nil {
 		return nil, err
 	}
+	if _, ok := raw.Env[raw.PortEnv]; ok {
+		return nil, d.portSet("service", "env", raw.PortEnv)
+	}
 	if !strings.HasPrefix(raw.Ready, "/") {
-		return nil, d.errAt(at("ready"), "required: a path starting with / that answers 200 once the replica is ready")
+		return nil, d.needErr(at("ready"), "a path starting with / that answers 200 once the replica is ready")
 	}
 	timeout, err := d.duration(raw.ReadyTimeout, DefaultReadyTimeout, at("ready_timeout"))
 	if err != nil {
@@ -74,6 +77,13 @@ func (d *doc) service(raw *rawService) (*Service, error) {
 		Build: raw.Build, Command: raw.Command, PortEnv: raw.PortEnv, Env: raw.Env,
 		Ready: raw.Ready, ReadyTimeout: timeout,
 	}, nil
+}
+
+// portSet is the error of an env at path that sets port, the variable
+// each replica gets its own port in: it would override hammer's.
+func (d *doc) portSet(path ...string) error {
+	port := path[len(path)-1]
+	return d.errAt(path, "sets %s, the variable hammer gives each replica its own port in (port_env): remove it", port)
 }
 
 // validArgv reports whether argv names a program.
@@ -158,10 +168,10 @@ func controlChar(s string) (rune, bool) {
 func (d *doc) request(raw rawRequest) (RequestSpec, error) {
 	at := func(key string) []string { return []string{"request", key} }
 	if !validToken(raw.Method) {
-		return RequestSpec{}, d.errAt(at("method"), "required: an HTTP method such as POST")
+		return RequestSpec{}, d.needErr(at("method"), "an HTTP method such as POST")
 	}
 	if !strings.HasPrefix(raw.Path, "/") {
-		return RequestSpec{}, d.errAt(at("path"), "required: a path starting with /")
+		return RequestSpec{}, d.needErr(at("path"), "a path starting with /")
 	}
 	if c, ok := controlChar(raw.Path); ok {
 		return RequestSpec{}, d.errAt(at("path"), "holds the control character %q: a path is one line of printable text", c)
@@ -209,7 +219,7 @@ func (d *doc) rules(rules []Rule) error {
 // rule checks one response rule, at path.
 func (d *doc) rule(r Rule, at []string) error {
 	if r.Status < 100 || r.Status > 599 {
-		return d.errAt(extend(at, "status"), "required: an HTTP status code (100-599)")
+		return d.needErr(extend(at, "status"), "an HTTP status code (100-599)")
 	}
 	outcomes := []history.Outcome{history.Sold, history.SoldOut, history.Rejected, history.LockTimeout}
 	if !slices.Contains(outcomes, r.Outcome) {
