@@ -180,7 +180,7 @@ func TestBadTargets(t *testing.T) {
 		}, exitUsage, fmt.Sprintf(") answers GET /healthz on port %d, not on port ", strayPort)},
 		{"never ready", func(s string) string {
 			return strings.Replace(strings.Replace(s, "ready: /healthz", "ready: /nowhere", 1), "ready_timeout: 20s", "ready_timeout: 2s", 1)
-		}, exitInfra, "not ready after 2s"},
+		}, exitInfra, "not ready within ready_timeout 2s (GET /nowhere: status 404"},
 		{"setup SQL fails", func(s string) string { return strings.Replace(s, "CREATE TABLE sales (", "CREATE TABLE sales ((", 1) },
 			exitUsage, "setup: statement 2 (CREATE TABLE sales ((seat int"},
 		{"setup SQL PostgreSQL refuses in a transaction", func(s string) string {

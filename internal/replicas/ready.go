@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -55,22 +56,27 @@ func (s *Set) answeredByReplica(r *replica) error {
 
 // awaitReady polls r's ready path until it answers 200 (from r itself),
 // r exits, the timeout passes or ctx ends. A replica that answers on a
-// port of its own instead, or exits with a status of its own, fails at
-// once with an error that matches ErrService.
+// port of its own instead, answers its path with another definite status
+// all along (a path it does not serve), or exits with a status of its
+// own, fails at once with an error that matches ErrService.
 func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 	url := fmt.Sprintf("http://127.0.0.1:%d%s", r.port, s.spec.Ready)
 	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(s.spec.ReadyTimeout)
 	last := "no answer"
 	var st stray
+	var wrong answer
 	for time.Now().Before(deadline) {
-		resp, err := client.Get(url)
+		status, err := get(client, url)
 		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if status == http.StatusOK {
 				return s.answeredByReplica(r)
 			}
-			last = "status " + strconv.Itoa(resp.StatusCode)
+			last = "status " + strconv.Itoa(status)
+		}
+		if wrong.persists(status, time.Now()) {
+			return &serviceError{fmt.Sprintf("replica %d (%s) answers its ready path, GET %s, with status %d, not 200: the ready path must answer 200 once the replica is ready%s",
+				r.index, s.spec.Command[0], s.spec.Ready, status, said(r.log))}
 		}
 		if err := s.lookElsewhere(r, &st); err != nil {
 			return err
@@ -87,8 +93,53 @@ func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 	if ports, _ := sockets.Listening(r.pid()); len(ports) > 0 {
 		elsewhere = fmt.Sprintf("; it listens on %s", portList(ports))
 	}
-	return fmt.Errorf("replica %d (%s) not ready after %s (GET %s: %s%s)%s",
+	return fmt.Errorf("replica %d (%s) not ready within ready_timeout %s (GET %s: %s%s)%s",
 		r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, elsewhere, said(r.log))
+}
+
+// get asks url and returns the status, reading the body (to a bound) so
+// that the connection ends cleanly: a service sees no reset it would log
+// as its own error.
+func get(client *http.Client, url string) (int, error) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// answer follows the status a replica's ready path answers with while it
+// is not 200: a definite one (see definite) given all along for strayFor
+// says the path is not one the service serves.
+type answer struct {
+	status int
+	since  time.Time
+}
+
+// persists notes status (0: no answer) at now and reports whether the
+// same definite status has come back for strayFor.
+func (a *answer) persists(status int, now time.Time) bool {
+	if status != a.status || !definite(status) {
+		a.status, a.since = status, now
+		return false
+	}
+	return now.Sub(a.since) >= strayFor
+}
+
+// definite reports whether a status says the path is wrong rather than
+// not ready yet: a success other than 200, a redirect, or a client error
+// other than a timeout or a rate limit. No answer and server errors (503
+// while warming up) are left to the ready timeout.
+func definite(status int) bool {
+	switch {
+	case status == 0, status == http.StatusOK, status >= 500:
+		return false
+	case status == http.StatusRequestTimeout, status == http.StatusTooEarly, status == http.StatusTooManyRequests:
+		return false
+	}
+	return true
 }
 
 // exitedEarly is the error of replica r, which exited before it was
@@ -145,12 +196,7 @@ func (s *Set) lookElsewhere(r *replica, st *stray) error {
 func answersReady(ports []int, path string) int {
 	client := &http.Client{Timeout: 300 * time.Millisecond}
 	for _, p := range ports {
-		resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d%s", p, path))
-		if err != nil {
-			continue
-		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
+		if status, err := get(client, fmt.Sprintf("http://127.0.0.1:%d%s", p, path)); err == nil && status == http.StatusOK {
 			return p
 		}
 	}

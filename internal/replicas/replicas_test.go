@@ -88,11 +88,19 @@ func TestStartFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow (1.0s in a -short run): skipped by -short (make test runs it)")
 	}
-	own, err := freePort()
-	if err != nil {
-		t.Fatal(err)
+	// A port of its own for each case that takes one: the cases run side
+	// by side.
+	var own [3]int
+	for i := range own {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		own[i] = port
 	}
-	ownPort := fmt.Sprintf(`exec python3 -m http.server %d --bind 127.0.0.1`, own)
+	ownPort := func(i int) []string {
+		return []string{"sh", "-c", fmt.Sprintf(`exec python3 -m http.server %d --bind 127.0.0.1`, own[i])}
+	}
 	tests := []struct {
 		name     string
 		command  []string
@@ -105,19 +113,22 @@ func TestStartFailures(t *testing.T) {
 		{"exits at once", []string{"sh", "-c", "echo 'listen: address in use' >&2; exit 3"}, "/", time.Second, 2,
 			"exit status 3 before it was ready: listen: address in use", true},
 		{"killed by a signal", []string{"sh", "-c", "kill -KILL $$"}, "/", time.Second, 2, "signal: killed before it was ready", false},
-		{"never ready", []string{"sleep", "30"}, "/", time.Second, 2, "not ready after 1s (GET /: no answer)", false},
+		{"never ready", []string{"sleep", "30"}, "/", time.Second, 2, "not ready within ready_timeout 1s (GET /: no answer)", false},
 		{"no such command", []string{"/nonexistent/ticketd"}, "/", time.Second, 2, "start replica 0", false},
-		{"ready on a port of its own", []string{"sh", "-c", ownPort}, "/", time.Minute, 1,
-			fmt.Sprintf("replica 0 (sh) answers GET / on port %d, not on port ", own), true},
+		{"ready on a port of its own", ownPort(0), "/", time.Minute, 1,
+			fmt.Sprintf("replica 0 (sh) answers GET / on port %d, not on port ", own[0]), true},
 		// The one of two that wins the port is told, whichever it is, not
 		// the other's refused bind.
-		{"two ready on a port of their own", []string{"sh", "-c", ownPort}, "/", time.Minute, 2,
-			fmt.Sprintf(") answers GET / on port %d, not on port ", own), true},
-		{"not ready, on a port of its own", []string{"sh", "-c", ownPort}, "/nothing-here", time.Second, 1,
-			fmt.Sprintf("GET /nothing-here: no answer; it listens on port %d)", own), false},
+		{"two ready on a port of their own", ownPort(1), "/", time.Minute, 2,
+			fmt.Sprintf(") answers GET / on port %d, not on port ", own[1]), true},
+		{"ready path not served", pyServer(t).Command, "/nothing-here", time.Minute, 1,
+			"replica 0 (sh) answers its ready path, GET /nothing-here, with status 404, not 200", true},
+		{"not ready, on a port of its own", ownPort(2), "/nothing-here", time.Second, 1,
+			fmt.Sprintf("GET /nothing-here: no answer; it listens on port %d)", own[2]), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			spec := pyServer(t)
 			spec.Command, spec.Ready, spec.ReadyTimeout = tt.command, tt.ready, tt.timeout
 			start := time.Now()
