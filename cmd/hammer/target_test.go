@@ -271,8 +271,15 @@ func TestBadTargets(t *testing.T) {
 				if after := publicRelations(t, st); after != beforePublic {
 					t.Errorf("relations in public: %q before, %q after", beforePublic, after)
 				}
-			} else if left := leftoversOf(t, st, readSummary(t, dir).RunID); left != "" {
-				t.Errorf("the run left %s", left)
+			} else {
+				s := readSummary(t, dir)
+				if left := leftoversOf(t, st, s.RunID); left != "" {
+					t.Errorf("the run left %s", left)
+				}
+				// Whether or not the replicas got ready, what they printed is kept.
+				if len(s.Runs) != 1 || len(s.Runs[0].ReplicaLogs) == 0 {
+					t.Errorf("the folder keeps no replica log: %+v", s.Runs)
+				}
 			}
 			if pids := markedProcesses(testMark(t)); len(pids) > 0 {
 				t.Errorf("replicas left running: %v", pids)

@@ -61,7 +61,7 @@ type Stager interface {
 // and keeps what they printed, for the results folder.
 type Logs interface {
 	// Logs is what each process printed during the race; called once
-	// Stop returned.
+	// Stop returned, or once Start failed (what they printed until then).
 	Logs() []history.ReplicaLog
 }
 

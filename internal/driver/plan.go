@@ -153,7 +153,11 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *laten
 		}
 		if err != nil {
 			p.warn(o.Scenario.Name, err.Error())
-			raw.Manifest.Runs = append(raw.Manifest.Runs, notRun(o, "not run: "+err.Error()))
+			run := notRun(o, "not run: "+err.Error())
+			if l, ok := o.Backend.(Logs); ok { // replicas that did not get ready
+				run.ReplicaLogs = l.Logs()
+			}
+			raw.Manifest.Runs = append(raw.Manifest.Runs, run)
 			continue
 		}
 		for _, w := range res.Warnings {

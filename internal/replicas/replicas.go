@@ -64,7 +64,8 @@ type replica struct {
 
 // Start starts n replicas and waits until every one answers its ready
 // path. If one exits or is not ready in time, every replica is stopped and
-// the error says which one and why, quoting what it printed last.
+// the error (a *StartError, with the replicas' logs) says which one and
+// why, quoting what it printed last.
 func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 	if len(spec.Command) == 0 {
 		return nil, errors.New("no command to start the service with")
@@ -88,10 +89,21 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 	})
 	if errs[0] != nil {
 		s.Stop()
-		return nil, errs[0]
+		return nil, &StartError{Err: errs[0], Logs: s.Logs()}
 	}
 	return s, nil
 }
+
+// StartError is Start's error: why a replica did not get ready, and what
+// every replica printed until they were stopped, which the error quotes
+// only the end of.
+type StartError struct {
+	Err  error
+	Logs []history.ReplicaLog
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
 
 // rank orders Start's errors: the service's own first, then the others,
 // then none.

@@ -36,10 +36,13 @@ type Backend struct {
 	replicas int
 	seats    int
 
-	set      *replicas.Set // nil for replicas already running (urls:)
-	relay    relaying      // how agents on other hosts reach set
-	watchURL string        // the Redis the replicas reach, bypassing a proxy
-	pgURL    string        // PostgreSQL as the coordinator reaches it
+	set *replicas.Set // nil for replicas already running (urls:)
+	// startLogs is what the replicas printed when they did not all get
+	// ready (set is then nil), for the results folder.
+	startLogs []history.ReplicaLog
+	relay     relaying // how agents on other hosts reach set
+	watchURL  string   // the Redis the replicas reach, bypassing a proxy
+	pgURL     string   // PostgreSQL as the coordinator reaches it
 	// redisPort and pgPort are the servers' ports as the replicas reach
 	// them: the far end of their connections.
 	redisPort, pgPort int
@@ -101,6 +104,10 @@ func (b *Backend) Start(ctx context.Context, r driver.BackendRace, servers fault
 			Dir: b.file.Dir, Command: s.Command, Ready: s.Ready, ReadyTimeout: s.ReadyTimeout, PortEnv: s.PortEnv,
 			Env: func(i, port int) []string { return b.env(env, i, port) },
 		}, b.replicas)
+		var failed *replicas.StartError
+		if errors.As(err, &failed) {
+			b.startLogs = failed.Logs
+		}
 		if errors.Is(err, replicas.ErrService) {
 			return nil, fmt.Errorf("%s: %w", b.file.Path, serviceError{err})
 		}
@@ -211,7 +218,7 @@ func (b *Backend) Starting() string {
 // replicas hammer did not start.
 func (b *Backend) Logs() []history.ReplicaLog {
 	if b.set == nil {
-		return nil
+		return b.startLogs // of replicas that never got ready, if any
 	}
 	return b.set.Logs()
 }
