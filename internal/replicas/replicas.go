@@ -20,6 +20,7 @@ import (
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/childproc"
 	"github.com/hammer-load/hammer/internal/proclog"
+	"github.com/hammer-load/hammer/internal/procstat"
 )
 
 // Spec is how to start one replica.
@@ -60,6 +61,9 @@ type replica struct {
 	exitErr  string // how it ended, once done is closed
 	signaled bool   // whether a signal ended it, once done is closed
 	deaths   []string
+	// strays are the processes terminate found below r outside its
+	// process group, which reap kills with it.
+	strays []procstat.Proc
 }
 
 // Start starts n replicas and waits until every one answers its ready
@@ -285,16 +289,30 @@ func (s *Set) stopOne(r *replica) {
 	r.reap()
 }
 
-// terminate asks r's process group to end.
+// terminate asks r's process group to end, and the processes it started
+// that left the group (setsid, a group of their own): a signal to the
+// group does not reach them, and they would outlive hammer.
 func (r *replica) terminate() {
 	r.mu.Lock()
 	r.killed = true
 	r.mu.Unlock()
-	_ = syscall.Kill(-r.pid(), syscall.SIGCONT) // a stopped replica cannot handle SIGTERM
-	_ = syscall.Kill(-r.pid(), syscall.SIGTERM)
+	pid := r.pid()
+	r.strays = r.strays[:0]
+	targets := []int{-pid}
+	for _, p := range procstat.Descendants(pid) {
+		if p.PGRP != pid {
+			r.strays = append(r.strays, p)
+			targets = append(targets, p.PID)
+		}
+	}
+	for _, target := range targets {
+		_ = syscall.Kill(target, syscall.SIGCONT) // a stopped process cannot handle SIGTERM
+		_ = syscall.Kill(target, syscall.SIGTERM)
+	}
 }
 
-// reap waits up to 3 s for r to end, then kills what is left of its group.
+// reap waits up to 3 s for r to end, then kills what is left of its group
+// and of the processes that left it.
 func (r *replica) reap() {
 	select {
 	case <-r.exited():
@@ -302,6 +320,11 @@ func (r *replica) reap() {
 	}
 	// Children left in the group (a shell's, a runner's) go too.
 	_ = syscall.Kill(-r.pid(), syscall.SIGKILL)
+	for _, p := range r.strays {
+		if procstat.Same(p) { // not a later process given its PID
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
+		}
+	}
 	<-r.exited()
 }
 

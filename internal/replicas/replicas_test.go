@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hammer-load/hammer/internal/procstat"
 )
 
 // pyServer is a replica that serves files on $PORT: a real process that
@@ -175,4 +177,39 @@ exec python3 -m http.server "$PORT" --bind 127.0.0.1`}
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+}
+
+// TestStopEndsWhatLeftTheGroup: a process a replica starts in a session
+// of its own (setsid), which a signal to the replica's group misses, is
+// ended with the replica.
+func TestStopEndsWhatLeftTheGroup(t *testing.T) {
+	spec := pyServer(t)
+	spec.Command = []string{"sh", "-c", `setsid sleep 300 & exec python3 -m http.server "$PORT" --bind 127.0.0.1`}
+	s, err := Start(context.Background(), spec, 1)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	var stray procstat.Proc
+	for _, p := range procstat.Descendants(s.rs[0].pid()) {
+		if p.PGRP != s.rs[0].pid() {
+			stray = p
+		}
+	}
+	if stray.PID == 0 {
+		s.Stop()
+		t.Fatal("no process of the replica's in a group of its own: the test did not set one up")
+	}
+	s.Stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p, ok := procstat.Of(stray.PID)
+		if !ok || p.Start != stray.Start || p.State == "Z" {
+			return // gone, or a zombie its new parent has yet to reap
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(stray.PID, syscall.SIGKILL)
+			t.Fatalf("pid %d, started by the replica in a session of its own, outlived Stop", stray.PID)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
