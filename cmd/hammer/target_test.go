@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,7 +226,14 @@ func TestBadTargets(t *testing.T) {
 		}, exitUsage, "service.build: ./no-such-build.sh is not an executable file"},
 		{"no rule matches", func(s string) string { return strings.ReplaceAll(s, "status: 201", "status: 299") },
 			exitInfra, "matched no response rule"},
+		// Nothing touches a lock key the service does not use: the fault
+		// that strikes its holders says so rather than only that none came.
+		{"lock_key the service does not use", func(s string) string {
+			return strings.Replace(s, `lock_key: "{{key_prefix}}lock:`, `lock_key: "{{key_prefix}}locks:`, 1)
+		}, exitInfra, "Redis saw no command on the lock key hammer:"},
 	}
+	// The variant and fault a case races, where not lock-plus-update alone.
+	races := map[string][]string{"lock_key the service does not use": {"--variant", "lock-only", "--fault", "pause-stop"}}
 	st := stacktest.Get(t)
 	build := exec.Command("go", "build", "-o", "bin/ticketd", ".")
 	build.Dir = "../../examples/ticketd"
@@ -246,7 +254,11 @@ func TestBadTargets(t *testing.T) {
 				before, beforePublic = leftovers(t, st), publicRelations(t, st)
 			}
 			start := time.Now()
-			code, stdout, stderr := hammer(t, append([]string{"run", "--target", path, "--variant", "lock-plus-update"}, serviceArgs(t, dir)...)...)
+			race := []string{"--variant", "lock-plus-update"}
+			if r, ok := races[tt.name]; ok {
+				race = r
+			}
+			code, stdout, stderr := hammer(t, slices.Concat([]string{"run", "--target", path}, race, serviceArgs(t, dir))...)
 			// It must not wait for --timeout (5 min); the bound is wide
 			// because a -race run on a busy 2-core runner took 22 s.
 			if took := time.Since(start); took > time.Minute {

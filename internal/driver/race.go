@@ -118,7 +118,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 			o.OnFault(ev)
 		}
 	}
-	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults)...)
+	res.Run.Incomplete = append(res.Run.Incomplete, faultGaps(o, len(cfg.Schedule), res.Faults, len(res.Locks), o.Backend.LockKey(prefix))...)
 	if ctx.Err() != nil && !slices.Contains(res.Run.Incomplete, interrupted) {
 		res.Run.Incomplete = append(res.Run.Incomplete, interrupted)
 	}
@@ -178,9 +178,11 @@ const interrupted = "run interrupted; workers were killed"
 
 // faultGaps says why a run's fault cannot be taken as having struck: an
 // injection failed, or fewer holders were struck than scheduled (the race
-// had too few of them). Judging such a run as if the fault had struck
-// would call it safe without evidence.
-func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
+// had too few of them, or, for a service whose lock hammer watches, no
+// claim at all on lockKey was seen: the wrong key, or a variant that takes
+// no lock). Judging such a run as if the fault had struck would call it
+// safe without evidence.
+func faultGaps(o Options, scheduled int, events []history.FaultEvent, claims int, lockKey string) []string {
 	var gaps []string
 	for _, e := range events {
 		if e.Failed != "" {
@@ -188,8 +190,12 @@ func faultGaps(o Options, scheduled int, events []history.FaultEvent) []string {
 		}
 	}
 	if scheduled > 0 && len(events) < scheduled {
-		gaps = append(gaps, fmt.Sprintf("fault %s struck %d of the %d lock holders scheduled: the holders it was scheduled for never reached its point",
-			o.Scenario.Fault, len(events), scheduled))
+		why := "the holders it was scheduled for never reached its point"
+		if _, watched := o.Backend.(Holders); watched && claims == 0 && lockKey != "" {
+			why = fmt.Sprintf("Redis saw no command on the lock key %s during the race: check the target file's lock_key, or race a variant that takes the lock", lockKey)
+		}
+		gaps = append(gaps, fmt.Sprintf("fault %s struck %d of the %d lock holders scheduled: %s",
+			o.Scenario.Fault, len(events), scheduled, why))
 	}
 	return gaps
 }
