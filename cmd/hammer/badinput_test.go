@@ -296,11 +296,13 @@ func TestURLsFromTheEnvironment(t *testing.T) {
 		{"redis://127.0.0.1:1/0,redis://127.0.0.1:2/0", "postgres://u@127.0.0.1:1/db", "$HAMMER_REDIS_URL lists 2 Redis URLs for --redis-nodes 1"},
 		{"redis://127.0.0.1:1/0,", "postgres://u@127.0.0.1:1/db", "$HAMMER_REDIS_URL lists an empty URL"},
 	}
+	// The shared stack first: it may itself be named by these variables.
+	st := stacktest.Get(t)
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
 			t.Setenv(envRedisURL, tt.redis)
 			t.Setenv(envPGURL, tt.pg)
-			failsBeforeAnything(t, stacktest.Get(t), []string{"run", "--mode", "lock-only"}, exitUsage, tt.want)
+			failsBeforeAnything(t, st, []string{"run", "--mode", "lock-only"}, exitUsage, tt.want)
 		})
 	}
 }

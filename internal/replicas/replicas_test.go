@@ -24,6 +24,7 @@ func pyServer(t *testing.T) Spec {
 		Env:          func(i, port int) []string { return []string{fmt.Sprintf("PORT=%d", port)} },
 		Ready:        "/",
 		ReadyTimeout: 10 * time.Second,
+		PortEnv:      "PORT",
 	}
 }
 
@@ -92,7 +93,7 @@ func TestStartFailures(t *testing.T) {
 	}
 	// A port of its own for each case that takes one: the cases run side
 	// by side.
-	var own [3]int
+	var own [4]int
 	for i := range own {
 		port, err := freePort()
 		if err != nil {
@@ -119,6 +120,8 @@ func TestStartFailures(t *testing.T) {
 		{"no such command", []string{"/nonexistent/ticketd"}, "/", time.Second, 2, "start replica 0", false},
 		{"ready on a port of its own", ownPort(0), "/", time.Minute, 1,
 			fmt.Sprintf("replica 0 (sh) answers GET / on port %d, not on port ", own[0]), true},
+		{"ready on a port of its own, told", ownPort(3), "/", time.Minute, 1,
+			" that hammer gave it in PORT: the service must listen on the port in PORT", true},
 		// The one of two that wins the port is told, whichever it is, not
 		// the other's refused bind.
 		{"two ready on a port of their own", ownPort(1), "/", time.Minute, 2,
