@@ -343,3 +343,43 @@ func publicRelations(t *testing.T, st *stack.Stack) string {
 	}
 	return names
 }
+
+// TestServiceSetUpInALaterCell: a variant whose service exits at start
+// (an unknown STRATEGY) after another variant raced does not throw that
+// race's proof away: the cell is not run (unknown, exit 3) and the folder
+// keeps the first cell's verdict. In the first cell it is exit 2 (see
+// TestBadTargets).
+func TestServiceSetUpInALaterCell(t *testing.T) {
+	t.Parallel() // its own run id: leftovers are looked for by it
+	st := stacktest.Get(t)
+	build := exec.Command("go", "build", "-o", "bin/ticketd", ".")
+	build.Dir = "../../examples/ticketd"
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the example: %v: %s", err, out)
+	}
+	path := ticketdFile(t, func(s string) string {
+		s = strings.Replace(s, "  lock-only:        {env: {STRATEGY: lock-only}, expect: safe}\n", "", 1)
+		s = strings.Replace(s, "  update-only:      {env: {STRATEGY: update-only}, expect: safe}\n", "", 1)
+		return strings.Replace(s, "{env: {STRATEGY: lock-plus-update}", "{env: {STRATEGY: lock-plus-updat}", 1)
+	})
+	dir := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := hammer(t, append([]string{"load", "--target", path}, serviceArgs(t, dir)...)...)
+	if code != exitInfra {
+		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, exitInfra, stdout, stderr)
+	}
+	s := readSummary(t, dir)
+	var got []string
+	for _, r := range s.Runs {
+		got = append(got, fmt.Sprintf("%s %s (expectation held: %t): %q", r.Name, r.Verdict, r.ExpectOK, r.Undetermined))
+	}
+	if len(s.Runs) != 2 || s.Runs[0].Name != "naive" || s.Runs[0].Verdict != "invalid" || !s.Runs[0].ExpectOK ||
+		s.Runs[1].Verdict != "unknown" || !strings.Contains(strings.Join(s.Runs[1].Undetermined, " "), "exit status 1 before it was ready") {
+		t.Errorf("runs:\n%s\nwant naive invalid as expected, then lock-plus-update unknown: its replicas exited", strings.Join(got, "\n"))
+	}
+	if left := leftoversOf(t, st, s.RunID); left != "" {
+		t.Errorf("the run left %s", left)
+	}
+	if pids := markedProcesses(testMark(t)); len(pids) > 0 {
+		t.Errorf("replicas left running: %v", pids)
+	}
+}

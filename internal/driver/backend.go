@@ -44,9 +44,9 @@ type Backend interface {
 
 // ErrBackendSetUp matches an error of a Backend's Start that the user's
 // set-up of what it starts caused, not the host: a service that listens
-// on a port of its own, or exits by itself before it is ready. No race of
-// the plan can start then: RaceAll stops at it and returns it, a
-// configuration error (exit 2).
+// on a port of its own, or exits by itself before it is ready. In a plan's
+// first race, RaceAll stops at it and returns it, a configuration error
+// (exit 2); Race no longer says it when the world failed meanwhile.
 var ErrBackendSetUp = errors.New("the backend as set up cannot start")
 
 // Stager is a Backend whose start takes a while (a user's replicas): it

@@ -120,8 +120,9 @@ func fan[T any](hs []Hooks, pick func(Hooks) func(T)) func(T) {
 // not yet run, stays in the folder as not run, with an unknown verdict:
 // one broken cell does not throw away the others, and an interrupted
 // folder can never read as a pass. A backend that cannot start as the
-// user set it up (ErrBackendSetUp) would keep every race from starting:
-// RaceAll stops there and returns that error.
+// user set it up (ErrBackendSetUp) in the first race, before anything
+// raced, stops RaceAll with that error; in a later race it is not run, as
+// any other, so that what the races before it proved is kept.
 func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *latency.Set, error) {
 	raw := &history.Log{Manifest: history.Manifest{
 		Schema: history.ManifestSchema, RunID: p.RunID, Seed: p.Seed, Command: p.Command,
@@ -148,7 +149,7 @@ func RaceAll(ctx context.Context, p Plan, st *stack.Stack) (*history.Log, *laten
 		if h.Done != nil {
 			h.Done()
 		}
-		if errors.Is(err, ErrBackendSetUp) {
+		if errors.Is(err, ErrBackendSetUp) && len(raw.Manifest.Runs) == 0 {
 			return raw, lat, err
 		}
 		if err != nil {

@@ -73,7 +73,7 @@ func Race(ctx context.Context, o Options) (res *Result, err error) {
 	serving, err := startBackend(ctx, o, br, env, &cfg)
 	if err != nil {
 		setUp.stop()
-		return nil, err
+		return nil, worldOrSetUp(ctx, err, setUp.w.Down())
 	}
 	defer serving.stop()
 	ws, err := startWorkers(ctx, o, cfg)
@@ -173,6 +173,25 @@ func requestSet(attempts []history.Attempt) func(string) bool {
 	return func(id string) bool { return ids[id] }
 }
 
+// worldOrSetUp is the error of a backend that did not start. One the
+// user's set-up caused (ErrBackendSetUp) is the world's after all when ctx
+// ended or a server was seen down meanwhile: a service that exits because
+// its database went away is not set up wrong.
+func worldOrSetUp(ctx context.Context, err error, down <-chan history.Outage) error {
+	if !errors.Is(err, ErrBackendSetUp) {
+		return err
+	}
+	select {
+	case o := <-down:
+		return fmt.Errorf("%s (%s stopped answering meanwhile)", err, o.Server)
+	default:
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s (%v meanwhile)", err, ctx.Err())
+	}
+	return err
+}
+
 // interrupted is the reason a run stopped by Ctrl-C (or SIGTERM) is incomplete.
 const interrupted = "run interrupted; workers were killed"
 
@@ -191,7 +210,8 @@ func faultGaps(o Options, scheduled int, events []history.FaultEvent, claims int
 	}
 	if scheduled > 0 && len(events) < scheduled {
 		why := "the holders it was scheduled for never reached its point"
-		if _, watched := o.Backend.(Holders); watched && claims == 0 && lockKey != "" {
+		// A watch that failed saw no claim either: its own gap says why.
+		if _, watched := o.Backend.(Holders); watched && claims == 0 && lockKey != "" && len(gaps) == 0 {
 			why = fmt.Sprintf("Redis saw no command on the lock key %s during the race: check the target file's lock_key, or race a variant that takes the lock", lockKey)
 		}
 		gaps = append(gaps, fmt.Sprintf("fault %s struck %d of the %d lock holders scheduled: %s",
