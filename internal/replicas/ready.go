@@ -74,7 +74,7 @@ func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 			}
 			last = "status " + strconv.Itoa(status)
 		}
-		if wrong.persists(status, time.Now()) {
+		if wrong.persists(status, time.Now()) && s.listensOwn(r) {
 			return &serviceError{fmt.Sprintf("replica %d (%s) answers its ready path, GET %s, with status %d, not 200: the ready path must answer 200 once the replica is ready%s",
 				r.index, s.spec.Command[0], s.spec.Ready, status, said(r.log))}
 		}
@@ -119,13 +119,26 @@ type answer struct {
 }
 
 // persists notes status (0: no answer) at now and reports whether the
-// same definite status has come back for strayFor.
+// same definite status has come back for wrongFor.
 func (a *answer) persists(status int, now time.Time) bool {
 	if status != a.status || !definite(status) {
 		a.status, a.since = status, now
 		return false
 	}
-	return now.Sub(a.since) >= strayFor
+	return now.Sub(a.since) >= wrongFor
+}
+
+// wrongFor is how long a replica's ready path must answer the same
+// definite status before Start calls the path wrong: longer than strayFor,
+// for a service that listens first and adds its routes once connected.
+const wrongFor = 5 * time.Second
+
+// listensOwn reports whether r itself listens on its port, so that an
+// answer there is its own (or /proc cannot tell), not a stranger's that
+// took the port first.
+func (s *Set) listensOwn(r *replica) bool {
+	ok, checked := sockets.ListensOn(r.pid(), r.port)
+	return ok || !checked
 }
 
 // definite reports whether a status says the path is wrong rather than
@@ -144,13 +157,14 @@ func definite(status int) bool {
 
 // exitedEarly is the error of replica r, which exited before it was
 // ready: the service's own (ErrService) when it ended with a status, not
-// by a signal, and not because its port was taken.
+// by a signal (nor with a status of 128 or more, as a shell or npm reports
+// a child a signal ended), and not because its port was taken.
 func (s *Set) exitedEarly(r *replica) error {
 	msg := fmt.Sprintf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), said(r.log))
 	r.mu.Lock()
-	signaled := r.signaled
+	signaled, status := r.signaled, r.status
 	r.mu.Unlock()
-	if signaled || portTaken(errors.New(msg)) {
+	if signaled || status >= 128 || portTaken(errors.New(msg)) {
 		return errors.New(msg)
 	}
 	return &serviceError{msg}

@@ -60,6 +60,7 @@ type replica struct {
 	killed   bool   // hammer killed it on purpose (a crash fault, the stop)
 	exitErr  string // how it ended, once done is closed
 	signaled bool   // whether a signal ended it, once done is closed
+	status   int    // its exit status, once done is closed (-1 after a signal)
 	deaths   []string
 	// strays are the processes terminate found below r outside its
 	// process group, which reap kills with it.
@@ -79,9 +80,17 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 		s.logs[i] = proclog.New(LogHead, LogTail)
 	}
 	errs := make([]error, n)
+	// The service's own failure of one replica ends the others' waits:
+	// they would only wait out their ready timeout.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { errs[i] = s.startOne(ctx, i) })
+		wg.Go(func() {
+			if errs[i] = s.startOne(ctx, i); errors.Is(errs[i], ErrService) {
+				cancel()
+			}
+		})
 	}
 	wg.Wait()
 	// The lowest replica's error, so that the same failure reads the same;
@@ -185,7 +194,9 @@ func (s *Set) launch(r *replica) error {
 		if err != nil {
 			r.exitErr = err.Error()
 		}
-		r.signaled = cmd.ProcessState != nil && !cmd.ProcessState.Exited()
+		if st := cmd.ProcessState; st != nil {
+			r.signaled, r.status = !st.Exited(), st.ExitCode()
+		}
 		if !r.killed {
 			r.deaths = append(r.deaths, fmt.Sprintf("replica %d (pid %d) %s%s", r.index, cmd.Process.Pid, r.exitErr, said(r.log)))
 		}
@@ -299,10 +310,14 @@ func (r *replica) terminate() {
 	pid := r.pid()
 	r.strays = r.strays[:0]
 	targets := []int{-pid}
-	for _, p := range procstat.Descendants(pid) {
-		if p.PGRP != pid {
-			r.strays = append(r.strays, p)
-			targets = append(targets, p.PID)
+	select {
+	case <-r.exited(): // reaped: its PID may be another process's now
+	default:
+		for _, p := range procstat.Descendants(pid) {
+			if p.PGRP != pid {
+				r.strays = append(r.strays, p)
+				targets = append(targets, p.PID)
+			}
 		}
 	}
 	for _, target := range targets {

@@ -116,6 +116,8 @@ func TestStartFailures(t *testing.T) {
 		{"exits at once", []string{"sh", "-c", "echo 'listen: address in use' >&2; exit 3"}, "/", time.Second, 2,
 			"exit status 3 before it was ready: listen: address in use", true},
 		{"killed by a signal", []string{"sh", "-c", "kill -KILL $$"}, "/", time.Second, 2, "signal: killed before it was ready", false},
+		// What a shell or npm reports of a child a signal ended.
+		{"exits with a signal's status", []string{"sh", "-c", "exit 137"}, "/", time.Second, 2, "exit status 137 before it was ready", false},
 		{"never ready", []string{"sleep", "30"}, "/", time.Second, 2, "not ready within ready_timeout 1s (GET /: no answer)", false},
 		{"no such command", []string{"/nonexistent/ticketd"}, "/", time.Second, 2, "start replica 0", false},
 		{"ready on a port of its own", ownPort(0), "/", time.Minute, 1,
