@@ -92,7 +92,7 @@ func (f *raceFlags) register(fs *flag.FlagSet, d raceFlags) {
 	fs.BoolVar(&f.realtimeStart, "realtime-start", true, "closed model: run each worker's threads as SCHED_FIFO from 5 ms before the go instant until all its contenders have started "+
 		"(at most 55 ms, plus 20 µs for each of its contenders), where it may (Linux, CAP_SYS_NICE, real-time throttling on), so that they start together "+
 		"(--realtime-start=false: ordinary scheduling)")
-	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them (not with --stack local, whose servers go)")
+	fs.BoolVar(&f.keep, "keep", false, "keep the run's schema and Redis keys instead of removing them (not with --stack local or docker, whose servers go)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress: only the verdict table, its violations and where the results are")
 	f.target.register(fs)
 	f.agents.register(fs)
@@ -137,8 +137,8 @@ func (f *raceFlags) parse(fs *flag.FlagSet, args []string, io stdio) (int, bool)
 	if isSet(fs, "attempts") && (isSet(fs, "rate") || isSet(fs, "duration")) {
 		return usageError(io, command(fs), "--attempts goes with the closed model: with --rate and --duration each request is one attempt"), false
 	}
-	if f.keep && f.stackKind == string(stack.Local) {
-		return usageError(io, command(fs), "--keep keeps the run's schema and keys on servers that outlive hammer, and the local stack's are removed when it exits: use --stack external"), false
+	if kind, _ := stack.ParseKind(f.stackKind); f.keep && (kind == stack.Local || kind == stack.Docker) {
+		return usageError(io, command(fs), "--keep keeps the run's schema and keys on servers that outlive hammer, and the %s stack's are removed when it exits: use --stack external", kind), false
 	}
 	if err := f.target.load(); err != nil {
 		return usageError(io, command(fs), "%v", err), false

@@ -195,8 +195,8 @@ func startStack(ctx context.Context, cmd string, f *raceFlags, scns []scenarios.
 		fmt.Fprintf(io.err, "hammer: %v\n", err)
 		return nil, exitInfra
 	}
-	if f.keep && st.Kind == stack.Local { // --stack auto chose it
-		fmt.Fprintln(io.err, "hammer: warning: --keep keeps nothing on the local stack, whose servers and data are removed when hammer exits")
+	if f.keep && (st.Kind == stack.Local || st.Kind == stack.Docker) { // --stack auto chose it
+		fmt.Fprintf(io.err, "hammer: warning: --keep keeps nothing on the %s stack, whose servers and data are removed when hammer exits\n", st.Kind)
 	}
 	return st, exitOK
 }
