@@ -247,7 +247,7 @@ func (d *doc) convert(raw rawFile) (*File, error) {
 	}
 	if f.Service != nil {
 		for _, v := range f.variants {
-			if _, ok := v.Env[f.Service.PortEnv]; ok {
+			if val, ok := v.Env[f.Service.PortEnv]; ok && val != portPlaceholder {
 				return nil, d.portSet("variants", v.Name, "env", f.Service.PortEnv)
 			}
 		}

@@ -156,6 +156,15 @@ func TestLoadValid(t *testing.T) {
 			},
 		},
 		{
+			name: "env gives the port its own placeholder",
+			text: edit(7, 7, `    PORT: "{{port}}"`),
+			check: func(t *testing.T, f *File) {
+				if f.Service.Env["PORT"] != "{{port}}" {
+					t.Errorf("service.env = %v, want PORT kept as {{port}}", f.Service.Env)
+				}
+			},
+		},
+		{
 			name: "urls",
 			text: edit(2, 13, "urls: [http://127.0.0.1:8080/, 'https://shop.example']"),
 			check: func(t *testing.T, f *File) {

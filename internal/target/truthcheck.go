@@ -89,7 +89,7 @@ func checkRows(ctx context.Context, tx pgx.Tx, query, what string, dest ...any) 
 	// The types too: a query over tables that hold no row yet returns
 	// nothing to scan, and its first rows would come only after a race.
 	for i, fd := range rows.FieldDescriptions() {
-		if want, ok := columnFits(fd.DataTypeOID, dest[i]); !ok {
+		if want, ok := columnFits(tx, fd.DataTypeOID, dest[i]); !ok {
 			return &shapeError{fmt.Errorf("returns %s for column %d (%s), want %s: %s",
 				typeName(tx, fd.DataTypeOID), i+1, fd.Name, want, what)}
 		}
@@ -108,8 +108,13 @@ func checkRows(ctx context.Context, tx pgx.Tx, query, what string, dest ...any) 
 
 // columnFits reports whether a column of type oid reads into dest as the
 // read-back reads it, and if not what it wants: text of some kind for a
-// *string (a request id), an integer for an *int (a seat, a count).
-func columnFits(oid uint32, dest any) (want string, ok bool) {
+// *string (a request id), an integer for an *int (a seat, a count). A
+// type pgx does not know (an extension's, such as citext) is let through:
+// its rows, if any, tell.
+func columnFits(tx pgx.Tx, oid uint32, dest any) (want string, ok bool) {
+	if _, known := tx.Conn().TypeMap().TypeForOID(oid); !known {
+		return "", true
+	}
 	switch dest.(type) {
 	case *string:
 		switch oid {

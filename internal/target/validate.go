@@ -63,7 +63,7 @@ func (d *doc) service(raw *rawService) (*Service, error) {
 	if err := d.envNames(raw.Env, "service", "env"); err != nil {
 		return nil, err
 	}
-	if _, ok := raw.Env[raw.PortEnv]; ok {
+	if v, ok := raw.Env[raw.PortEnv]; ok && v != portPlaceholder {
 		return nil, d.portSet("service", "env", raw.PortEnv)
 	}
 	if !strings.HasPrefix(raw.Ready, "/") {
@@ -79,11 +79,16 @@ func (d *doc) service(raw *rawService) (*Service, error) {
 	}, nil
 }
 
+// portPlaceholder is the one value an env may give port_env's variable:
+// the port hammer gives it anyway.
+const portPlaceholder = "{{port}}"
+
 // portSet is the error of an env at path that sets port, the variable
-// each replica gets its own port in: it would override hammer's.
+// each replica gets its own port in, to anything but portPlaceholder: it
+// would override hammer's.
 func (d *doc) portSet(path ...string) error {
 	port := path[len(path)-1]
-	return d.errAt(path, "sets %s, the variable hammer gives each replica its own port in (port_env): remove it", port)
+	return d.errAt(path, "sets %s, the variable hammer gives each replica its own port in (port_env): remove it, or give it %s", port, portPlaceholder)
 }
 
 // validArgv reports whether argv names a program.
