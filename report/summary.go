@@ -308,8 +308,12 @@ func writeDetails(w io.Writer, r RunSummary, l limits) {
 	if r.Expected != "" && !r.ExpectOK {
 		lines = append(lines, line{text: "FAIL: " + r.ExpectReason})
 	}
-	for _, g := range r.gaps { // first: what the violations below do not rest on
-		lines = append(lines, line{text: "not judged: " + g})
+	if len(r.gaps) > 0 { // first, in one line: what the violations below do not rest on
+		more := ""
+		if n := len(r.gaps) - 1; n > 0 {
+			more = fmt.Sprintf(" (and %d more in %s)", n, folder.SummaryFile)
+		}
+		lines = append(lines, line{text: "not judged: " + r.gaps[0] + more})
 	}
 	for _, v := range r.Violations {
 		lines = append(lines, line{text: v.Check + ": " + v.Detail, story: v.Story})

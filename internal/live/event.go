@@ -125,8 +125,8 @@ type DoneEvent struct {
 
 // RunVerdict is one race's verdict.
 type RunVerdict struct {
-	Run      string `json:"run"`
-	Verdict  string `json:"verdict"` // valid, invalid or unknown
+	Run     string `json:"run"`
+	Verdict string `json:"verdict"` // valid, invalid or unknown
 	// Expected is the run's expectation and ExpectOK whether it held;
 	// both absent for a run without one (run's).
 	Expected string `json:"expected,omitempty"`

@@ -212,7 +212,7 @@ func checkPostgres(ctx context.Context, cfg *pgx.ConnConfig) error {
 // its deadline passed, or a read or dial timed out on the way.
 func timedOut(ctx context.Context, err error) bool {
 	var ne net.Error
-	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 // pgNoTLS is how pgx says that a server without TLS refused the URL's
