@@ -182,8 +182,10 @@ func worldOrSetUp(ctx context.Context, err error, down <-chan history.Outage) er
 		return err
 	}
 	select {
-	case o := <-down:
-		return fmt.Errorf("%s (%s stopped answering meanwhile)", err, o.Server)
+	case o, ok := <-down:
+		if ok {
+			return fmt.Errorf("%s (%s stopped answering meanwhile)", err, o.Server)
+		}
 	default:
 	}
 	if ctx.Err() != nil {
