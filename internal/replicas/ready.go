@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/sockets"
 )
 
@@ -27,6 +28,29 @@ type serviceError struct{ msg string }
 
 func (e *serviceError) Error() string        { return e.msg }
 func (e *serviceError) Is(target error) bool { return target == ErrService }
+
+// StartError is Start's error: why a replica did not get ready, and what
+// every replica printed until they were stopped, which the error quotes
+// only the end of.
+type StartError struct {
+	Err  error
+	Logs []history.ReplicaLog
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// rank orders Start's errors: the service's own first, then the others,
+// then none.
+func rank(err error) int {
+	switch {
+	case errors.Is(err, ErrService):
+		return 0
+	case err != nil:
+		return 1
+	}
+	return 2
+}
 
 // strayFor is how long a replica must answer its ready path on another
 // port, and listen on none of its own, before Start calls its port wrong:

@@ -107,29 +107,6 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 	return s, nil
 }
 
-// StartError is Start's error: why a replica did not get ready, and what
-// every replica printed until they were stopped, which the error quotes
-// only the end of.
-type StartError struct {
-	Err  error
-	Logs []history.ReplicaLog
-}
-
-func (e *StartError) Error() string { return e.Err.Error() }
-func (e *StartError) Unwrap() error { return e.Err }
-
-// rank orders Start's errors: the service's own first, then the others,
-// then none.
-func rank(err error) int {
-	switch {
-	case errors.Is(err, ErrService):
-		return 0
-	case err != nil:
-		return 1
-	}
-	return 2
-}
-
 // portAttempts is how many free ports a replica is tried on: the port is
 // free when picked, but another process may bind it before the replica
 // does.
