@@ -93,10 +93,11 @@ func Start(ctx context.Context, spec Spec, n int) (*Set, error) {
 		})
 	}
 	wg.Wait()
-	// The lowest replica's error, so that the same failure reads the same;
-	// the service's own before others, which may be its symptoms (a
+	// The service's own error first, the others may be its symptoms (a
 	// replica that binds a port of its own leaves the next one's bind
-	// refused).
+	// refused, and the first service error interrupts the other waits);
+	// among equals, the lowest replica's. Which replica that is depends on
+	// which failed first.
 	slices.SortStableFunc(errs, func(a, b error) int {
 		return rank(a) - rank(b)
 	})
