@@ -77,12 +77,18 @@ func TestFixedKeyService(t *testing.T) {
 				var stdout, stderr string
 				// A fault that found no replica inside a sale is the
 				// world's doing (exit 3, "struck 0 of"): try once more.
+				// So is a lock lost when its holder had already written:
+				// hammer cannot time a strike inside a service's sale, and
+				// the lock alone then happens to sell no seat twice (seen
+				// once in .ci/run under the race detector).
 				for try := 0; try < 2; try++ {
 					dir = filepath.Join(t.TempDir(), "out")
 					args := append([]string{"run", "--target", path, "--variant", tt.variant, "--fault", tt.fault},
 						append(serviceArgs(t, dir), "--goroutines", "100", "--seats", "100")...)
 					code, stdout, stderr = hammer(t, args...)
-					if code != exitInfra || !strings.Contains(stdout, "struck 0 of") {
+					struckNone := code == exitInfra && strings.Contains(stdout, "struck 0 of")
+					missed := code == exitOK && tt.wantCode == exitFail
+					if !struckNone && !missed {
 						break
 					}
 				}
