@@ -45,6 +45,17 @@ func Each(f func(Proc)) {
 	}
 }
 
+// Children lists the processes whose parent is pid.
+func Children(pid int) []Proc {
+	var out []Proc
+	Each(func(p Proc) {
+		if p.PPID == pid {
+			out = append(out, p)
+		}
+	})
+	return out
+}
+
 // Descendants lists the processes below pid in the tree of parents: its
 // children, theirs, and so on, whatever process group or session they
 // moved to. A process whose parent exited has moved to another parent

@@ -56,11 +56,14 @@ func rank(err error) int {
 // port, and listen on none of its own, before Start calls its port wrong:
 // a service may open another port (metrics, an admin page) before its
 // own, and one that answers any path there must have time to open its
-// own.
-// strayEvery is how often that is looked at.
+// own. strayEvery is how often that is looked at. wrongFor is how long
+// its ready path must answer the same definite status before Start calls
+// the path wrong: longer, for a service that listens first and adds its
+// routes once connected.
 const (
 	strayFor   = 3 * time.Second
 	strayEvery = 250 * time.Millisecond
+	wrongFor   = 5 * time.Second
 )
 
 // answeredByReplica checks, once r's port answered its ready path, that r
@@ -71,7 +74,7 @@ const (
 // from another schema, and tell its answers for ours. The error says the
 // address is in use, so that startOne tries another port.
 func (s *Set) answeredByReplica(r *replica) error {
-	if ok, checked := sockets.ListensOn(r.pid(), r.port); ok || !checked {
+	if s.listensOwn(r) {
 		return nil
 	}
 	return fmt.Errorf("replica %d (%s): port %d answered %s, but no process of the replica listens on it (address already in use by another)",
@@ -88,8 +91,8 @@ func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(s.spec.ReadyTimeout)
 	last := "no answer"
-	var st stray
-	var wrong answer
+	var elsewhere stray
+	var wrong steady // the definite status the ready path answers
 	for time.Now().Before(deadline) {
 		status, err := get(client, url)
 		if err == nil {
@@ -98,11 +101,11 @@ func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 			}
 			last = "status " + strconv.Itoa(status)
 		}
-		if wrong.persists(status, time.Now()) && s.listensOwn(r) {
+		if wrong.held(definite(status), time.Now(), wrongFor) && s.listensOwn(r) {
 			return &serviceError{fmt.Sprintf("replica %d (%s) answers its ready path, GET %s, with status %d, not 200: the ready path must answer 200 once the replica is ready%s",
 				r.index, s.spec.Command[0], s.spec.Ready, status, said(r.log))}
 		}
-		if err := s.lookElsewhere(r, &st); err != nil {
+		if err := s.lookElsewhere(r, &elsewhere); err != nil {
 			return err
 		}
 		select {
@@ -113,12 +116,12 @@ func (s *Set) awaitReady(ctx context.Context, r *replica) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	elsewhere := ""
+	listens := ""
 	if ports, _ := sockets.Listening(r.pid()); len(ports) > 0 {
-		elsewhere = fmt.Sprintf("; it listens on %s", portList(ports))
+		listens = fmt.Sprintf("; it listens on %s", portList(ports))
 	}
 	return fmt.Errorf("replica %d (%s) not ready within ready_timeout %s (GET %s: %s%s)%s",
-		r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, elsewhere, said(r.log))
+		r.index, s.spec.Command[0], s.spec.ReadyTimeout, s.spec.Ready, last, listens, said(r.log))
 }
 
 // get asks url and returns the status, reading the body (to a bound) so
@@ -134,28 +137,22 @@ func get(client *http.Client, url string) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// answer follows the status a replica's ready path answers with while it
-// is not 200: a definite one (see definite) given all along for strayFor
-// says the path is not one the service serves.
-type answer struct {
-	status int
-	since  time.Time
+// steady follows a value a replica shows again and again (a port it
+// answers on, a status it answers with): which, and since when.
+type steady struct {
+	v     int
+	since time.Time
 }
 
-// persists notes status (0: no answer) at now and reports whether the
-// same definite status has come back for wrongFor.
-func (a *answer) persists(status int, now time.Time) bool {
-	if status != a.status || !definite(status) {
-		a.status, a.since = status, now
+// held notes v (0: nothing to follow) at now and reports whether the same
+// v, not 0, has been seen for d.
+func (st *steady) held(v int, now time.Time, d time.Duration) bool {
+	if v == 0 || v != st.v {
+		st.v, st.since = v, now
 		return false
 	}
-	return now.Sub(a.since) >= wrongFor
+	return now.Sub(st.since) >= d
 }
-
-// wrongFor is how long a replica's ready path must answer the same
-// definite status before Start calls the path wrong: longer than strayFor,
-// for a service that listens first and adds its routes once connected.
-const wrongFor = 5 * time.Second
 
 // listensOwn reports whether r itself listens on its port, so that an
 // answer there is its own (or /proc cannot tell), not a stranger's that
@@ -165,18 +162,18 @@ func (s *Set) listensOwn(r *replica) bool {
 	return ok || !checked
 }
 
-// definite reports whether a status says the path is wrong rather than
-// not ready yet: a success other than 200, a redirect, or a client error
-// other than a timeout or a rate limit. No answer and server errors (503
-// while warming up) are left to the ready timeout.
-func definite(status int) bool {
+// definite is status when it says the path is wrong rather than not
+// ready yet (a success other than 200, a redirect, or a client error
+// other than a timeout or a rate limit), else 0. No answer and server
+// errors (503 while warming up) are left to the ready timeout.
+func definite(status int) int {
 	switch {
 	case status == 0, status == http.StatusOK, status >= 500:
-		return false
+		return 0
 	case status == http.StatusRequestTimeout, status == http.StatusTooEarly, status == http.StatusTooManyRequests:
-		return false
+		return 0
 	}
-	return true
+	return status
 }
 
 // exitedEarly is the error of replica r, which exited before it was
@@ -186,19 +183,19 @@ func definite(status int) bool {
 func (s *Set) exitedEarly(r *replica) error {
 	msg := fmt.Sprintf("replica %d (%s) %s before it was ready%s", r.index, s.spec.Command[0], r.exit(), said(r.log))
 	r.mu.Lock()
-	signaled, status := r.signaled, r.status
+	status := r.status
 	r.mu.Unlock()
-	if signaled || status >= 128 || portTaken(errors.New(msg)) {
+	if status < 0 || status >= 128 || portTaken(errors.New(msg)) {
 		return errors.New(msg)
 	}
 	return &serviceError{msg}
 }
 
-// stray follows a replica seen answering its ready path on a port other
-// than its own: which, and since when.
+// stray follows the port other than its own on which a replica answers
+// its ready path, looked at when next comes.
 type stray struct {
-	port        int
-	since, next time.Time
+	port steady
+	next time.Time
 }
 
 // lookElsewhere looks, every strayEvery, at the ports replica r listens
@@ -215,10 +212,7 @@ func (s *Set) lookElsewhere(r *replica, st *stray) error {
 	if checked && !slices.Contains(ports, r.port) {
 		port = answersReady(ports, s.spec.Ready)
 	}
-	switch {
-	case port != st.port:
-		st.port, st.since = port, now
-	case port != 0 && now.Sub(st.since) >= strayFor:
+	if st.port.held(port, now, strayFor) {
 		given, fix := "", "the port it is given"
 		if s.spec.PortEnv != "" {
 			given, fix = " in "+s.spec.PortEnv, "the port in "+s.spec.PortEnv

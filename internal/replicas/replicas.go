@@ -56,12 +56,11 @@ type replica struct {
 	log   *proclog.Log  // its index's log
 	done  chan struct{} // closed once the process exited and was reaped
 
-	mu       sync.Mutex
-	killed   bool   // hammer killed it on purpose (a crash fault, the stop)
-	exitErr  string // how it ended, once done is closed
-	signaled bool   // whether a signal ended it, once done is closed
-	status   int    // its exit status, once done is closed (-1 after a signal)
-	deaths   []string
+	mu      sync.Mutex
+	killed  bool   // hammer killed it on purpose (a crash fault, the stop)
+	exitErr string // how it ended, once done is closed
+	status  int    // its exit status, once done is closed (-1 after a signal)
+	deaths  []string
 	// strays are the processes terminate found below r outside its
 	// process group, which reap kills with it.
 	strays []procstat.Proc
@@ -172,8 +171,8 @@ func (s *Set) launch(r *replica) error {
 		if err != nil {
 			r.exitErr = err.Error()
 		}
-		if st := cmd.ProcessState; st != nil {
-			r.signaled, r.status = !st.Exited(), st.ExitCode()
+		if cmd.ProcessState != nil {
+			r.status = cmd.ProcessState.ExitCode()
 		}
 		if !r.killed {
 			r.deaths = append(r.deaths, fmt.Sprintf("replica %d (pid %d) %s%s", r.index, cmd.Process.Pid, r.exitErr, said(r.log)))

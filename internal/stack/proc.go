@@ -192,19 +192,8 @@ func (p *proc) thaw() {
 	}
 	pid := p.pid()
 	_ = syscall.Kill(-pid, syscall.SIGCONT)
-	for _, child := range children(pid) {
-		_ = syscall.Kill(-child, syscall.SIGCONT)
-		_ = syscall.Kill(child, syscall.SIGCONT)
+	for _, child := range procstat.Children(pid) {
+		_ = syscall.Kill(-child.PID, syscall.SIGCONT)
+		_ = syscall.Kill(child.PID, syscall.SIGCONT)
 	}
-}
-
-// children returns the ids of the processes whose parent is pid.
-func children(pid int) []int {
-	var out []int
-	procstat.Each(func(p procstat.Proc) {
-		if p.PPID == pid {
-			out = append(out, p.PID)
-		}
-	})
-	return out
 }

@@ -33,9 +33,9 @@ func TestStopThawsAFrozenProcess(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for leader == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
-		for _, kid := range children(p.pid()) {
-			if pgid, err := syscall.Getpgid(kid); err == nil && pgid == kid {
-				leader = kid
+		for _, kid := range procstat.Children(p.pid()) {
+			if pgid, err := syscall.Getpgid(kid.PID); err == nil && pgid == kid.PID {
+				leader = kid.PID
 			}
 		}
 	}

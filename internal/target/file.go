@@ -247,8 +247,8 @@ func (d *doc) convert(raw rawFile) (*File, error) {
 	}
 	if f.Service != nil {
 		for _, v := range f.variants {
-			if val, ok := v.Env[f.Service.PortEnv]; ok && val != portPlaceholder {
-				return nil, d.portSet("variants", v.Name, "env", f.Service.PortEnv)
+			if err := d.portUnset(v.Env, f.Service.PortEnv, "variants", v.Name, "env"); err != nil {
+				return nil, err
 			}
 		}
 	}

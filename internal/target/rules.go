@@ -47,14 +47,8 @@ type Rules []Rule
 func (rs Rules) Match(status int, body []byte) (outcome history.Outcome, seat int, ok bool) {
 	b := lazyBody{raw: body}
 	for _, r := range rs {
-		if r.Status != status {
+		if !r.applies(status, &b) {
 			continue
-		}
-		if r.JSON != nil {
-			got, ok := text(b.at(r.JSON.Pointer))
-			if !ok || got != r.JSON.Equals {
-				continue
-			}
 		}
 		if r.Seat == "" {
 			return r.Outcome, 0, true
@@ -73,13 +67,8 @@ func (rs Rules) Match(status int, body []byte) (outcome history.Outcome, seat in
 func (rs Rules) Miss(status int, body []byte) string {
 	b := lazyBody{raw: body}
 	for _, r := range rs {
-		if r.Status != status || r.Seat == "" {
+		if r.Seat == "" || !r.applies(status, &b) {
 			continue
-		}
-		if r.JSON != nil {
-			if got, ok := text(b.at(r.JSON.Pointer)); !ok || got != r.JSON.Equals {
-				continue
-			}
 		}
 		v, found := b.at(r.Seat)
 		if !found {
@@ -89,6 +78,20 @@ func (rs Rules) Miss(status int, body []byte) string {
 		return fmt.Sprintf("the %s rule's seat %s is %s, not a positive integer", r.Outcome, r.Seat, snippet(shown))
 	}
 	return ""
+}
+
+// applies reports whether r is a rule for a response of status and body
+// b: its status, and its JSON condition if it has one. Its seat, if any,
+// is Match's to read.
+func (r Rule) applies(status int, b *lazyBody) bool {
+	if r.Status != status {
+		return false
+	}
+	if r.JSON == nil {
+		return true
+	}
+	got, ok := text(b.at(r.JSON.Pointer))
+	return ok && got == r.JSON.Equals
 }
 
 // lazyBody parses a JSON body when a rule first looks into it.

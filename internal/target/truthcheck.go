@@ -88,10 +88,12 @@ func checkRows(ctx context.Context, tx pgx.Tx, query, what string, dest ...any) 
 	}
 	// The types too: a query over tables that hold no row yet returns
 	// nothing to scan, and its first rows would come only after a race.
+	// A type pgx does not know (an extension's, such as citext) is let
+	// through: its rows, if any, tell.
 	for i, fd := range rows.FieldDescriptions() {
-		if want, ok := columnFits(tx, fd.DataTypeOID, dest[i]); !ok {
-			return &shapeError{fmt.Errorf("returns %s for column %d (%s), want %s: %s",
-				typeName(tx, fd.DataTypeOID), i+1, fd.Name, want, what)}
+		t, known := tx.Conn().TypeMap().TypeForOID(fd.DataTypeOID)
+		if want, ok := columnFits(fd.DataTypeOID, dest[i]); known && !ok {
+			return &shapeError{fmt.Errorf("returns %s for column %d (%s), want %s: %s", t.Name, i+1, fd.Name, want, what)}
 		}
 	}
 	for rows.Next() {
@@ -106,15 +108,11 @@ func checkRows(ctx context.Context, tx pgx.Tx, query, what string, dest ...any) 
 	return rows.Err()
 }
 
-// columnFits reports whether a column of type oid reads into dest as the
-// read-back reads it, and if not what it wants: text of some kind for a
-// *string (a request id), an integer for an *int (a seat, a count). A
-// type pgx does not know (an extension's, such as citext) is let through:
-// its rows, if any, tell.
-func columnFits(tx pgx.Tx, oid uint32, dest any) (want string, ok bool) {
-	if _, known := tx.Conn().TypeMap().TypeForOID(oid); !known {
-		return "", true
-	}
+// columnFits reports whether a column of the built-in type oid reads
+// into dest as the read-back reads it, and if not what it wants: text of
+// some kind for a *string (a request id), an integer for an *int (a seat,
+// a count).
+func columnFits(oid uint32, dest any) (want string, ok bool) {
 	switch dest.(type) {
 	case *string:
 		switch oid {
@@ -130,12 +128,4 @@ func columnFits(tx pgx.Tx, oid uint32, dest any) (want string, ok bool) {
 		return "an integer (smallint, integer, bigint or numeric)", false
 	}
 	return "", true
-}
-
-// typeName names the PostgreSQL type oid for a message.
-func typeName(tx pgx.Tx, oid uint32) string {
-	if t, ok := tx.Conn().TypeMap().TypeForOID(oid); ok {
-		return t.Name
-	}
-	return fmt.Sprintf("type %d", oid)
 }

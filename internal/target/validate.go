@@ -63,8 +63,8 @@ func (d *doc) service(raw *rawService) (*Service, error) {
 	if err := d.envNames(raw.Env, "service", "env"); err != nil {
 		return nil, err
 	}
-	if v, ok := raw.Env[raw.PortEnv]; ok && v != portPlaceholder {
-		return nil, d.portSet("service", "env", raw.PortEnv)
+	if err := d.portUnset(raw.Env, raw.PortEnv, "service", "env"); err != nil {
+		return nil, err
 	}
 	if !strings.HasPrefix(raw.Ready, "/") {
 		return nil, d.needErr(at("ready"), "a path starting with / that answers 200 once the replica is ready")
@@ -79,16 +79,15 @@ func (d *doc) service(raw *rawService) (*Service, error) {
 	}, nil
 }
 
-// portPlaceholder is the one value an env may give port_env's variable:
-// the port hammer gives it anyway.
-const portPlaceholder = "{{port}}"
-
-// portSet is the error of an env at path that sets port, the variable
-// each replica gets its own port in, to anything but portPlaceholder: it
-// would override hammer's.
-func (d *doc) portSet(path ...string) error {
-	port := path[len(path)-1]
-	return d.errAt(path, "sets %s, the variable hammer gives each replica its own port in (port_env): remove it, or give it %s", port, portPlaceholder)
+// portUnset checks that env, at path, leaves port (the variable each
+// replica gets its own port in) to hammer: it would override hammer's
+// with anything but the placeholder of that same port.
+func (d *doc) portUnset(env map[string]string, port string, path ...string) error {
+	placeholder := "{{" + VarPort + "}}"
+	if v, ok := env[port]; ok && v != placeholder {
+		return d.errAt(extend(path, port), "sets %s, the variable hammer gives each replica its own port in (port_env): remove it, or give it %s", port, placeholder)
+	}
+	return nil
 }
 
 // validArgv reports whether argv names a program.
