@@ -173,7 +173,7 @@ func buildRunRow(r RunSummary) runRow {
 // is invalid), unknown when the verdict is.
 func expectClass(r RunSummary) string {
 	switch {
-	case r.Verdict == verify.Unknown:
+	case r.Verdict == verify.Unknown, r.unshown():
 		return "unknown"
 	case r.Expected == "" && r.Verdict == verify.Valid, r.Expected != "" && r.ExpectOK:
 		return "ok"

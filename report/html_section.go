@@ -130,7 +130,11 @@ func runFacts(r RunSummary) []manifestRow {
 // left undrawn.
 func problems(r RunSummary, in htmlInput) ([]problem, int) {
 	var out []problem
-	if r.Expected != "" && !r.ExpectOK && r.Verdict != verify.Unknown {
+	switch {
+	case r.Expected == "" || r.ExpectOK || r.Verdict == verify.Unknown:
+	case r.unshown():
+		out = append(out, problem{Check: "UNKNOWN", Detail: r.ExpectReason})
+	default:
 		out = append(out, problem{Check: "FAIL", Detail: r.ExpectReason})
 	}
 	var rec history.Records

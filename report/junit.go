@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hammer-load/hammer/folder"
-	"github.com/hammer-load/hammer/verify"
 )
 
 // The JUnit XML shape CI systems read: one testsuite, one testcase per run.
@@ -69,7 +68,7 @@ func renderJUnit(s Summary, name string) ([]byte, error) {
 		var body bytes.Buffer
 		writeDetails(&body, r, limits{lines: -1, stories: -1})
 		switch {
-		case r.Verdict == verify.Unknown:
+		case r.unshown():
 			c.Error = &junitProblem{Message: r.ExpectReason, Type: "undetermined", Text: body.String()}
 			suite.Errors++
 		case !r.ExpectOK:

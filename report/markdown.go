@@ -11,7 +11,6 @@ import (
 	"github.com/hammer-load/hammer/folder"
 	"github.com/hammer-load/hammer/latency"
 	"github.com/hammer-load/hammer/scenarios"
-	"github.com/hammer-load/hammer/verify"
 )
 
 // writeMarkdown writes report.md: the verdict first, then how the run was
@@ -76,7 +75,7 @@ func folderHeadline(s Summary) verdictLine {
 	case 1:
 		failed := 0
 		for _, r := range s.Runs {
-			if !r.ExpectOK && r.Verdict != verify.Unknown {
+			if r.missed() {
 				failed++
 			}
 		}

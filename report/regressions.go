@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/hammer-load/hammer/scenarios"
-	"github.com/hammer-load/hammer/verify"
 )
 
 // RunChange is one run that both compared folders hold: its line in A and
@@ -34,7 +33,8 @@ type Judgement struct {
 // Regressions judges folder B against folder A: a run present in both got
 // worse when B has a determined verdict that misses its expectation and A
 // did not miss it with a determined verdict too (it held, or A could not
-// tell); it became undeterminable when it held in A and is Unknown in B.
+// tell); it became undeterminable when it held in A and B could not show
+// its expectation (unknown, or a negative control that broke nothing).
 // Runs are matched by name and listed in A's order.
 func Regressions(a, b Summary) Judgement {
 	var j Judgement
@@ -80,15 +80,15 @@ const (
 	changed                      // the verdict or expectation changed, the standing did not
 	better                       // missed its expectation in A, holds it in B
 	worse                        // a determined miss in B that A did not show
-	undeterminable               // held in A, Unknown in B
+	undeterminable               // held in A, could not be shown in B
 )
 
 // standing classifies how one run moved from A to B.
 func standing(c RunChange) change {
 	switch {
-	case c.A.ExpectOK && c.B.Verdict == verify.Unknown:
+	case c.A.ExpectOK && c.B.unshown():
 		return undeterminable
-	case !c.B.ExpectOK && c.B.Verdict != verify.Unknown && (c.A.ExpectOK || c.A.Verdict == verify.Unknown):
+	case c.B.missed() && (c.A.ExpectOK || c.A.unshown()):
 		return worse
 	case !c.A.ExpectOK && c.B.ExpectOK:
 		return better

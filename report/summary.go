@@ -154,6 +154,18 @@ func Build(f *folder.Folder, verdicts []verify.RunVerdict, exitCode int) Summary
 	return s
 }
 
+// unshown reports whether the run could not show whether its expectation
+// holds (verify.Unshown): exit 3, not a miss.
+func (r RunSummary) unshown() bool {
+	return !r.ExpectOK && verify.Unshown(r.Verdict, r.Expected)
+}
+
+// missed reports whether the run's determined verdict missed its
+// expectation (with none: is not valid): exit 1.
+func (r RunSummary) missed() bool {
+	return !r.ExpectOK && !verify.Unshown(r.Verdict, r.Expected)
+}
+
 // buildRun summarises one verified run.
 func buildRun(rv verify.RunVerdict, attempts []history.Attempt, lat *latency.Set) RunSummary {
 	st := measure(rv.Run, attempts)

@@ -83,6 +83,9 @@ func verdictCell(r RunSummary) string {
 	if r.ExpectOK {
 		return string(r.Verdict) + " (as expected)"
 	}
+	if r.unshown() {
+		return string(r.Verdict) + " (UNKNOWN)"
+	}
 	return string(r.Verdict) + " (FAIL)"
 }
 
@@ -96,7 +99,11 @@ func writeDetails(w io.Writer, r RunSummary, l limits) {
 	}
 	var lines []line
 	if r.Expected != "" && !r.ExpectOK {
-		lines = append(lines, line{text: "FAIL: " + r.ExpectReason})
+		head := "FAIL: "
+		if r.unshown() {
+			head = "UNKNOWN: "
+		}
+		lines = append(lines, line{text: head + r.ExpectReason})
 	}
 	if len(r.gaps) > 0 { // first, in one line: what the violations below do not rest on
 		more := ""

@@ -10,9 +10,9 @@ import (
 // Expect compares a verdict with a run's expectation. Safe holds when the
 // verdict is Valid. Unsafe (a negative control) holds only when the verdict
 // shows a safety violation: a control that stays correct has lost the
-// ability to detect one. No expectation ("") holds when the verdict
-// is Valid. An Unknown verdict never holds. The reason is one sentence for a
-// user either way.
+// ability to detect one (see Unshown). No expectation ("") holds when the
+// verdict is Valid. An Unknown verdict never holds. The reason is one
+// sentence for a user either way.
 func Expect(v Verdict, e scenarios.Expectation) (ok bool, reason string) {
 	if v.Status == Unknown {
 		return false, fmt.Sprintf("%s, but the outcome could not be determined: %s",
@@ -26,6 +26,18 @@ func Expect(v Verdict, e scenarios.Expectation) (ok bool, reason string) {
 	}
 	return false, fmt.Sprintf("unrecognised expectation %q (want %q, %q or none)",
 		e, scenarios.Safe, scenarios.Unsafe)
+}
+
+// Unshown reports whether a run whose expectation did not hold could not
+// show either way, rather than missed it: its verdict is Unknown, or it
+// expected unsafe and broke nothing (Valid). A negative control that
+// stays correct proves no strategy wrong: its race may not have contended
+// at the moment that matters (timing, a loaded machine), or the strategy
+// is safe here, and one run cannot tell which. Only a determined verdict
+// against its expectation is a miss: an Invalid run expected safe, or a
+// negative control that broke something other than safety.
+func Unshown(s Status, e scenarios.Expectation) bool {
+	return s == Unknown || (e == scenarios.Unsafe && s == Valid)
 }
 
 // expected names an expectation for the start of a reason.
@@ -71,10 +83,13 @@ func expectOversell(v Verdict) (bool, string) {
 			v.Sold, v.Seats, summarizeViolations(v))
 	case v.Sold == v.Seats:
 		return false, fmt.Sprintf(
-			"detection lost: expected an oversell but sold exactly %d of %d — the race produced no contention, so this run cannot see an oversell",
-			v.Sold, v.Seats)
+			"detection lost: expected an oversell, but sold exactly %d of %d and broke nothing, so this run cannot show that its race sees the bug: %s",
+			v.Sold, v.Seats, unshownAdvice)
 	}
 	return false, fmt.Sprintf(
-		"detection lost: expected an oversell but sold only %d of %d — the race did not even sell out, so this run cannot see an oversell",
-		v.Sold, v.Seats)
+		"detection lost: expected an oversell, but sold only %d of %d and broke nothing, so this run cannot show that its race sees the bug: %s",
+		v.Sold, v.Seats, unshownAdvice)
 }
+
+// unshownAdvice ends the reason of a negative control that broke nothing.
+const unshownAdvice = "its contenders may not have met when it mattered (run it again), or this strategy is safe here (expect it safe)"

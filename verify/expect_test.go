@@ -41,9 +41,9 @@ func TestExpect(t *testing.T) {
 		{name: "safe/unknown", v: unknownRun(), e: scenarios.Safe, wantOK: false,
 			wantReason: "expected safe, but the outcome could not be determined: history incomplete: worker 2 died"},
 		{name: "unsafe/valid sold out", v: validFull(), e: scenarios.Unsafe, wantOK: false,
-			wantReason: "detection lost: expected an oversell but sold exactly 100 of 100 — the race produced no contention, so this run cannot see an oversell"},
+			wantReason: "detection lost: expected an oversell, but sold exactly 100 of 100 and broke nothing, so this run cannot show that its race sees the bug"},
 		{name: "unsafe/valid not sold out", v: validPartial(), e: scenarios.Unsafe, wantOK: false,
-			wantReason: "detection lost: expected an oversell but sold only 97 of 100"},
+			wantReason: "detection lost: expected an oversell, but sold only 97 of 100 and broke nothing"},
 		{name: "unsafe/invalid with oversell", v: oversoldRun(), e: scenarios.Unsafe, wantOK: true,
 			wantReason: "expected an oversell and saw one: sold 137 of 100"},
 		{name: "unsafe/double sale without oversell", v: doubleSoldRun(), e: scenarios.Unsafe, wantOK: true,
@@ -73,5 +73,30 @@ func TestExpect(t *testing.T) {
 				t.Errorf("Expect(%s, %q) reason = %q, want it to contain %q", tt.v.Status, tt.e, reason, tt.wantReason)
 			}
 		})
+	}
+}
+
+// TestUnshown pins which misses are the world's (exit 3) and which a
+// strategy's (exit 1): a negative control that broke nothing proves no
+// strategy wrong, one that broke something else does.
+func TestUnshown(t *testing.T) {
+	tests := []struct {
+		v    Verdict
+		e    scenarios.Expectation
+		want bool
+	}{
+		{validFull(), scenarios.Unsafe, true},
+		{validPartial(), scenarios.Unsafe, true},
+		{unknownRun(), scenarios.Unsafe, true},
+		{unknownRun(), scenarios.Safe, true},
+		{unknownRun(), "", true},
+		{oversoldRun(), scenarios.Safe, false},
+		{doubleSoldRun(), "", false},
+		{Verdict{Status: Invalid, Violations: []Violation{{Check: CheckUnexpectedError}}}, scenarios.Unsafe, false},
+	}
+	for _, tt := range tests {
+		if got := Unshown(tt.v.Status, tt.e); got != tt.want {
+			t.Errorf("Unshown(%s, %q) = %v, want %v", tt.v.Status, tt.e, got, tt.want)
+		}
 	}
 }

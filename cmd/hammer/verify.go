@@ -82,22 +82,24 @@ func judge(f *folder.Folder) report.Summary {
 // expectation: is valid); exitInfra for none, as nothing was verified;
 // exitFail when any run definitely fails (invalid without a satisfied
 // unsafe expectation, or a determined verdict that misses its
-// expectation); exitInfra when nothing failed definitely but some run is
-// unknown. Each run is judged afresh with verify.Expect, so a stale
-// RunVerdict.ExpectOK is not trusted.
+// expectation); exitInfra when nothing failed definitely but some run
+// could not show its expectation (verify.Unshown: unknown, or a negative
+// control that broke nothing). Each run is judged afresh with
+// verify.Expect, so a stale RunVerdict.ExpectOK is not trusted.
 func verdictsExitCode(rs []verify.RunVerdict) int {
 	if len(rs) == 0 {
 		return exitInfra
 	}
 	code := exitOK
 	for _, r := range rs {
-		if r.Verdict.Status == verify.Unknown {
+		if ok, _ := verify.Expect(r.Verdict, r.Run.Expected); ok {
+			continue
+		}
+		if verify.Unshown(r.Verdict.Status, r.Run.Expected) {
 			code = exitInfra
 			continue
 		}
-		if ok, _ := verify.Expect(r.Verdict, r.Run.Expected); !ok {
-			return exitFail
-		}
+		return exitFail
 	}
 	return code
 }

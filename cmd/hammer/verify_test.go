@@ -167,11 +167,12 @@ func TestVerifyExitCode(t *testing.T) {
 		{name: "invalid without expectation", rs: []verify.RunVerdict{run(oversold, "")}, want: exitFail},
 		{name: "invalid but expected safe", rs: []verify.RunVerdict{run(oversold, scenarios.Safe)}, want: exitFail},
 		{name: "unsafe shown by a double sale", rs: []verify.RunVerdict{run(doubleSold, scenarios.Unsafe)}, want: exitOK},
-		{name: "detection lost", rs: []verify.RunVerdict{run(validFull, scenarios.Unsafe)}, want: exitFail},
+		{name: "detection lost: nothing broke, nothing shown", rs: []verify.RunVerdict{run(validFull, scenarios.Unsafe)}, want: exitInfra},
+		{name: "a strategy caught beats detection lost", rs: []verify.RunVerdict{run(validFull, scenarios.Unsafe), run(oversold, scenarios.Safe)}, want: exitFail},
 		{name: "unknown", rs: []verify.RunVerdict{run(validFull, scenarios.Safe), run(unknown, scenarios.Safe)}, want: exitInfra},
 		{name: "unknown unsafe", rs: []verify.RunVerdict{run(unknown, scenarios.Unsafe)}, want: exitInfra},
 		{name: "failure beats unknown", rs: []verify.RunVerdict{run(unknown, scenarios.Safe), run(oversold, scenarios.Safe)}, want: exitFail},
-		{name: "failure after unknown still fails", rs: []verify.RunVerdict{run(unknown, ""), run(validFull, scenarios.Unsafe)}, want: exitFail},
+		{name: "failure after unknown still fails", rs: []verify.RunVerdict{run(unknown, ""), run(oversold, scenarios.Safe)}, want: exitFail},
 		{name: "stale ExpectOK is not trusted", rs: []verify.RunVerdict{{Run: history.Run{Expected: scenarios.Safe}, Verdict: oversold, ExpectOK: true}}, want: exitFail},
 	}
 	for _, tt := range tests {
