@@ -183,14 +183,9 @@ func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng 
 		return l.retry(ctx, time.Now().Add(wait), rng, nil, try)
 	}
 	now := q.now()
-	in := q.join(ctx, claim, now, now.Add(wait))
-	if err := in.await(); err != nil {
-		l.leave(ctx, in)
-		return Lease{}, err
-	}
-	lease, err := l.retry(ctx, in.deadline, rng, in, try)
-	l.leave(ctx, in)
-	return lease, err
+	in := q.join(ctx, claim, now, now.Add(wait), nil)
+	in.await()
+	return l.Resume(ctx, Ticket{in}, rng, try)
 }
 
 // leave takes in out of its line and releases a lock a holder took for it

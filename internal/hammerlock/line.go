@@ -90,8 +90,10 @@ type place struct {
 	slot             int
 	joined, deadline time.Time
 	// turn is closed when the place heads the line, or is sent home with
-	// out set (before the close).
+	// out set (before the close); a place of Join has then instead, which
+	// is called at that moment (see arrive).
 	turn chan struct{}
+	then func(Ticket)
 	out  error
 	// kick holds a release seen while the place was the head; handed
 	// holds the lease a releasing holder took for it with its claim. Both
@@ -124,10 +126,14 @@ func (q *line) now() time.Time {
 }
 
 // join puts a waiter that came at now, whose wait ends at deadline or
-// with ctx, at the end of the line. After a dismissal the place it returns
-// is sent home already.
-func (q *line) join(ctx context.Context, claim *Claim, now, deadline time.Time) *place {
-	p := &place{q: q, ctx: ctx, turn: make(chan struct{}), claim: claim, slot: -1, joined: now, deadline: deadline}
+// with ctx, at the end of the line: one that waits for its turn on the
+// place (then nil), or one whose then is called instead (Locker.Join).
+// After a dismissal the place it returns is sent home already.
+func (q *line) join(ctx context.Context, claim *Claim, now, deadline time.Time, then func(Ticket)) *place {
+	p := &place{q: q, ctx: ctx, then: then, claim: claim, slot: -1, joined: now, deadline: deadline}
+	if then == nil {
+		p.turn = make(chan struct{})
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	switch {
@@ -149,13 +155,13 @@ func (q *line) join(ctx context.Context, claim *Claim, now, deadline time.Time) 
 // kicked and handed the lock, and its turn has come.
 func (p *place) promote() {
 	p.kick, p.handed = make(chan struct{}, 1), make(chan Lease, 1)
-	close(p.turn)
+	p.arrive()
 }
 
 // sendHome ends p's wait with err; p is not, or no longer, in line.
 func (p *place) sendHome(err error) {
 	p.out = err
-	close(p.turn)
+	p.arrive()
 }
 
 // unlink takes p out of the list and the heap; the caller holds q.mu.

@@ -14,7 +14,7 @@ func TestHandedLeaseIsNeverLost(t *testing.T) {
 	q := &line{}
 	claim := &Claim{}
 	far := time.Now().Add(time.Hour)
-	head, second := q.join(context.Background(), claim, time.Now(), far), q.join(context.Background(), claim, time.Now(), far)
+	head, second := q.join(context.Background(), claim, time.Now(), far, nil), q.join(context.Background(), claim, time.Now(), far, nil)
 	if !q.hand(head, Lease{Token: "a"}) {
 		t.Fatal("hand to the head: refused")
 	}
@@ -39,10 +39,10 @@ func TestHandedLeaseIsNeverLost(t *testing.T) {
 func TestLineExpiresWaitersInOrder(t *testing.T) {
 	q := &line{}
 	start := time.Now()
-	head := q.join(context.Background(), nil, time.Now(), start)
-	late := q.join(context.Background(), nil, time.Now(), start.Add(120*time.Millisecond))
-	early := q.join(context.Background(), nil, time.Now(), start.Add(40*time.Millisecond))
-	gone := q.join(context.Background(), nil, time.Now(), start.Add(20*time.Millisecond))
+	head := q.join(context.Background(), nil, time.Now(), start, nil)
+	late := q.join(context.Background(), nil, time.Now(), start.Add(120*time.Millisecond), nil)
+	early := q.join(context.Background(), nil, time.Now(), start.Add(40*time.Millisecond), nil)
+	gone := q.join(context.Background(), nil, time.Now(), start.Add(20*time.Millisecond), nil)
 	gone.leave()
 	for _, w := range []struct {
 		p    *place
@@ -73,9 +73,9 @@ func TestLineExpiresWaitersInOrder(t *testing.T) {
 func TestLineTellsWhyItsTriesFailed(t *testing.T) {
 	q := &line{}
 	down := errors.New("connection refused")
-	q.join(context.Background(), nil, time.Now(), time.Now())
+	q.join(context.Background(), nil, time.Now(), time.Now(), nil)
 	q.tried(down)
-	w := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond))
+	w := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond), nil)
 	<-w.turn
 	if !errors.Is(w.out, down) {
 		t.Errorf("sent home with %v, want the head's error %v", w.out, down)
@@ -87,7 +87,7 @@ func TestLineTellsWhyItsTriesFailed(t *testing.T) {
 func TestLineExpiresManyByDeadline(t *testing.T) {
 	q := &line{}
 	start := time.Now()
-	q.join(context.Background(), nil, time.Now(), start) // the head
+	q.join(context.Background(), nil, time.Now(), start, nil) // the head
 	const n = 40
 	type waiter struct {
 		p  *place
@@ -96,7 +96,7 @@ func TestLineExpiresManyByDeadline(t *testing.T) {
 	ws := make([]waiter, n)
 	for i := range ws {
 		at := time.Duration(10+(i*7919)%50) * time.Millisecond // 10–59 ms, shuffled
-		ws[i] = waiter{q.join(context.Background(), nil, time.Now(), start.Add(at)), at}
+		ws[i] = waiter{q.join(context.Background(), nil, time.Now(), start.Add(at), nil), at}
 	}
 	for i := n - 1; i >= 0; i -= 5 { // some leave before their deadline
 		ws[i].p.leave()
@@ -127,10 +127,10 @@ func TestLineExpiresManyByDeadline(t *testing.T) {
 // before the try was sent, with ErrTimeout.
 func TestLineTellsAnUnansweredTry(t *testing.T) {
 	q := &line{}
-	q.join(context.Background(), nil, time.Now(), time.Now())
-	before := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond))
+	q.join(context.Background(), nil, time.Now(), time.Now(), nil)
+	before := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond), nil)
 	q.sending()
-	after := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond))
+	after := q.join(context.Background(), nil, time.Now(), time.Now().Add(10*time.Millisecond), nil)
 	<-before.turn
 	<-after.turn
 	if !errors.Is(before.out, ErrTimeout) {
@@ -145,14 +145,14 @@ func TestLineTellsAnUnansweredTry(t *testing.T) {
 // line home with one.
 func TestDismissWithoutReason(t *testing.T) {
 	q := &line{}
-	q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour))
-	w := q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour))
+	q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour), nil)
+	w := q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour), nil)
 	q.dismiss(nil)
 	<-w.turn
 	if w.out == nil {
 		t.Fatal("sent home without a reason: await would take it for its turn")
 	}
-	if late := q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour)); late.out == nil {
+	if late := q.join(context.Background(), nil, time.Now(), time.Now().Add(time.Hour), nil); late.out == nil {
 		t.Error("a waiter after the dismissal joined the line")
 	}
 }
@@ -167,8 +167,8 @@ func TestLineSendsHomeWaitersWhoseContextEnded(t *testing.T) {
 	a, cancelA := context.WithCancel(context.Background())
 	b, cancelB := context.WithCancel(context.Background())
 	defer cancelB()
-	head := q.join(a, nil, time.Now(), far)
-	a1, b1, a2 := q.join(a, nil, time.Now(), far), q.join(b, nil, time.Now(), far), q.join(a, nil, time.Now(), far)
+	head := q.join(a, nil, time.Now(), far, nil)
+	a1, b1, a2 := q.join(a, nil, time.Now(), far, nil), q.join(b, nil, time.Now(), far, nil), q.join(a, nil, time.Now(), far, nil)
 	if len(q.watches) != 2 || q.watches[a.Done()].n != 2 || q.watches[b.Done()].n != 1 {
 		t.Fatalf("watches %d, want 2: one for a's two waiters behind the head, one for b's", len(q.watches))
 	}

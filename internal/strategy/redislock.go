@@ -28,9 +28,31 @@ var _ Lock = (*RedisLock)(nil)
 
 // Acquire takes the lock, retrying for up to Wait.
 func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.Context) error) (hammerlock.Lease, error) {
+	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, l.claim(), l.tries(ctx))
+}
+
+// Join puts a waiter for the lock in its line without a goroutine waiting
+// there (hammerlock.Locker.Join); false when the lock has no line.
+func (l *RedisLock) Join(ctx context.Context, turn func(hammerlock.Ticket)) bool {
+	return l.Locker.Join(ctx, l.Key, l.Wait, l.claim(), turn)
+}
+
+// Resume takes the lock for the waiter of t, whose turn came, as Acquire
+// does once it has waited (hammerlock.Locker.Resume).
+func (l *RedisLock) Resume(ctx context.Context, t hammerlock.Ticket, rng *rand.Rand) (hammerlock.Lease, error) {
+	return l.Locker.Resume(ctx, t, rng, l.tries(ctx))
+}
+
+// claim is how a releasing holder takes the lock for a waiter of this
+// lock (hammerlock.Claim).
+func (l *RedisLock) claim() *hammerlock.Claim {
+	return &hammerlock.Claim{TTL: l.TTL, FenceKey: l.FenceKey}
+}
+
+// tries is one waiter's try at the lock, for Retry or Resume to repeat.
+func (l *RedisLock) tries(ctx context.Context) func() (hammerlock.Lease, bool, error) {
 	tries := 0
-	claim := &hammerlock.Claim{TTL: l.TTL, FenceKey: l.FenceKey}
-	return l.Locker.Retry(ctx, l.Key, l.Wait, rng, claim, func() (hammerlock.Lease, bool, error) {
+	return func() (hammerlock.Lease, bool, error) {
 		if tries > 0 && l.SoldOut != nil && l.SoldOut.Known() {
 			// Sold out: the line is about to be dismissed; no need to take the lock.
 			return hammerlock.Lease{}, false, nil
@@ -40,7 +62,7 @@ func (l *RedisLock) Acquire(ctx context.Context, rng *rand.Rand, _ func(context.
 			l.SoldOut.Seen(ctx) // if sold out, the line is dismissed and the wait ends
 		}
 		return lease, ok, err
-	})
+	}
 }
 
 // try makes one attempt at the lock, fenced or not.

@@ -81,6 +81,8 @@ type Contender struct {
 	// handoff); any other lock's wait, a library's or one a plant put in
 	// its place, the hint ends through its context (see acquireBound).
 	lined Lock
+	// home ends the attempts of Begin that were sent home.
+	home homecoming
 }
 
 // Deps are what New wires a contender from.
@@ -171,6 +173,11 @@ func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.R
 	} else if lease, ok := c.acquire(ctx, a, rng); ok {
 		c.sellHolding(ctx, a, lease)
 	}
+	c.finish(a)
+}
+
+// finish stamps the end of attempt a and tells the faults it is over.
+func (c *Contender) finish(a *history.Attempt) {
 	a.Complete = now()
 	if c.Faults != nil {
 		c.Faults.Done(a)

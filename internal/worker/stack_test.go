@@ -7,15 +7,12 @@ package worker
 
 import (
 	"context"
-	"net"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/hammer-load/hammer/internal/hammerlock"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/latency"
@@ -28,8 +25,7 @@ import (
 // that grows on that path doubles the stack of every waiter (12,500 per
 // worker), which this test sees as stacks twice the size.
 //
-// The lock's Redis never answers (its dial blocks until the attempt is
-// cancelled), so the head of the line tries for as long as the test
+// The lock's Redis never answers (see silentLocker), so the head of the line tries for as long as the test
 // lasts and the others wait behind it: nothing here is a verdict.
 func TestLineWaitersFitTheirStack(t *testing.T) {
 	const n = 400
@@ -38,20 +34,11 @@ func TestLineWaitersFitTheirStack(t *testing.T) {
 	if got := stackFor(cfg); got != waitStack {
 		t.Fatalf("stackFor(lock-plus-update, hammer's lock) = %d, want waitStack %d", got, waitStack)
 	}
-	silent := redis.NewClient(&redis.Options{
-		Addr: "127.0.0.1:1", MaxRetries: -1,
-		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		},
-		DialTimeout: time.Hour,
-	})
-	defer silent.Close()
-	locker := hammerlock.New(silent, hammerlock.Backoff{Min: time.Hour, Max: time.Hour}).WithHandoff(key)
-	c := &builtin{c: strategy.New(cfg.Mode, strategy.Deps{Locker: locker, LockKey: key, LockTTL: time.Minute, LockWait: time.Hour})}
-	ob := &outbox{rep: newReporter(discard{}, 0), lat: latency.NewSet()}
+	c := &builtin{c: strategy.New(cfg.Mode, strategy.Deps{Locker: silentLocker(t, key), LockKey: key, LockTTL: time.Minute, LockWait: time.Hour})}
+	ob := &outbox{rep: newReporter(io.Discard, 0), lat: latency.NewSet()}
 
 	var before runtime.MemStats
+	runtime.GC() // frees the stacks of earlier tests' goroutines, which hold would free below
 	runtime.ReadMemStats(&before)
 	ctx, cancel := context.WithCancel(context.Background())
 	b := newBarrier(n, stackFor(cfg), false)
@@ -90,8 +77,3 @@ func inAwait() int {
 	buf := make([]byte, 8<<20)
 	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "hammerlock.(*place).await(")
 }
-
-// discard is a writer that drops what it is given.
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -47,8 +47,10 @@ type barrier struct {
 	resume    sync.Once
 	// stack is the stack size each goroutine grows to (see primeStack).
 	stack int
-	// goroutines is how many goroutines wait at the barrier.
-	goroutines int
+	// goroutines is how many goroutines wait at the barrier, contenders
+	// how many contenders start at its go signal: as many, or for a flash
+	// start with no goroutine waiting, its contenders (see room).
+	goroutines, contenders int
 	// burstWanted asks openAt for a real-time burst; burst is it, once
 	// started (nil if it could not be), and limit bounds it after the go
 	// instant (its timer runs burstLead + limit from its beginning).
@@ -81,7 +83,7 @@ const (
 // (see primeStack); with rt, its start is a real-time burst.
 func newBarrier(goroutines, stack int, rt bool) *barrier {
 	b := &barrier{
-		prime: make(chan struct{}), open: make(chan struct{}), stack: stack, goroutines: goroutines,
+		prime: make(chan struct{}), open: make(chan struct{}), stack: stack, goroutines: goroutines, contenders: goroutines,
 		burstWanted: rt, limit: burstLimit + time.Duration(goroutines)*burstPerGoroutine,
 		gates: make([]chan struct{}, goroutines), chains: runtime.GOMAXPROCS(0),
 	}
@@ -104,7 +106,7 @@ func newBarrier(goroutines, stack int, rt bool) *barrier {
 // limit burstHeap above what the process then uses as a safety net. Call
 // it once all goroutines are warm, before the worker reports ready.
 func (b *barrier) hold() {
-	prefault(b.goroutines * burstBytesPerGoroutine)
+	prefault(b.contenders * burstBytesPerGoroutine)
 	runtime.GC()
 	b.gcPercent = debug.SetGCPercent(-1)
 	close(b.prime)
@@ -114,7 +116,15 @@ func (b *barrier) hold() {
 	debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + burstHeap)
 }
 
-// burstBytesPerGoroutine is about what a goroutine allocates between the
+// room readies the barrier for n contenders that start at its go signal
+// without waiting at it (a flash start): the pages their start allocates
+// from and the real-time burst's limit.
+func (b *barrier) room(n int) {
+	b.contenders = n
+	b.limit = burstLimit + time.Duration(n)*burstPerGoroutine
+}
+
+// burstBytesPerGoroutine is about what a contender allocates between the
 // go signal and its first wait: a waiter's place in line and its channel.
 // 512 started no faster and left 20 MiB more resident in a flash sale
 // (docs/design/2026-12-06-flash-sale.md).

@@ -65,12 +65,19 @@ func Main(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 		ob.held = make([]*history.Attempt, 0, cfg.Goroutines*cfg.Attempts*cfg.Fault.Copies())
 	}
 	rt := cfg.Realtime && realtime.Supported()
-	start := newBarrier(cfg.Goroutines, stackFor(&cfg), rt)
+	fl := newFlash(&cfg, c, ob)
+	var start *barrier
+	var done *sync.WaitGroup
 	jobs := make(chan job)
-	done, err := startContenders(ctx, cfg, c, ob, start, jobs)
-	if err != nil {
-		w.send(wire.Message{Fatal: err.Error()})
-		return 3
+	if fl != nil {
+		start, done = newBarrier(0, 0, rt), &fl.done
+		start.room(cfg.Goroutines)
+	} else {
+		start = newBarrier(cfg.Goroutines, stackFor(&cfg), rt)
+		if done, err = startContenders(ctx, cfg, c, ob, start, jobs); err != nil {
+			w.send(wire.Message{Fatal: err.Error()})
+			return 3
+		}
 	}
 	start.hold()
 	defer start.release()
@@ -97,6 +104,10 @@ func Main(ctx context.Context, in io.Reader, out io.Writer, kit Kit) int {
 	at := sig.At - w.shift // on the real clock
 	stopShipping := ob.shipping()
 	start.openAt(at)
+	if fl != nil {
+		fl.begin(ctx)
+		start.release()
+	}
 	if cfg.Rate > 0 {
 		dispatch(ctx, cfg, at, jobs)
 	}
