@@ -370,15 +370,6 @@ func (q *line) kickHead() {
 	}
 }
 
-// await waits until p heads the line, and returns nil then; or the reason
-// it was sent home: ErrTimeout at its deadline, a dismissal, or its
-// context's error. It holds no timer and watches no context: the line
-// does both for all its waiters (expire, watch).
-func (p *place) await() error {
-	<-p.turn
-	return p.out
-}
-
 // Wake tells this Locker's waiters for key that the lock was released
 // elsewhere: the head of their line tries again at once. It is called for
 // every message on ReleasedChannel(key); a Locker without handoff for key

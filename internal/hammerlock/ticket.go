@@ -58,6 +58,15 @@ func (l *Locker) Resume(ctx context.Context, t Ticket, rng *rand.Rand, try func(
 // Join's turn function, or after it.
 func (t Ticket) SentHome() bool { return t.p.out != nil }
 
+// await waits until p heads the line, and returns nil then; or the reason
+// it was sent home: ErrTimeout at its deadline, a dismissal, or its
+// context's error. It holds no timer and watches no context: the line
+// does both for all its waiters (expire, watch).
+func (p *place) await() error {
+	<-p.turn
+	return p.out
+}
+
 // arrive tells p's waiter that its turn came or that it was sent home
 // (out set): it closes turn, or calls then (see Join). The caller holds
 // p.q.mu.
