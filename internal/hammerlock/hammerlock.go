@@ -174,9 +174,10 @@ func (l *Locker) Acquire(ctx context.Context, key string, ttl, wait time.Duratio
 // head of the line with claim (see Claim).
 //
 // Retry itself is kept to a small frame, and so are its callers' in
-// hammer, so that the tens of thousands of waiters of a flash sale, which
-// wait in it for their turn, each fit in a small goroutine stack; the
-// tries run in retry, on the stack of the few at the head.
+// hammer, so that tens of thousands of waiters that wait in it for their
+// turn each fit in a small goroutine stack; the tries run in retry, on the
+// stack of the few at the head. (A flash sale's waiters hold no goroutine
+// while they wait: see Join.)
 func (l *Locker) Retry(ctx context.Context, key string, wait time.Duration, rng *rand.Rand, claim *Claim, try func() (Lease, bool, error)) (Lease, error) {
 	q := l.lines[key]
 	if q == nil {

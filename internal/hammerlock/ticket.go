@@ -24,9 +24,10 @@ type Ticket struct{ p *place }
 // nothing was done. turn is called with the waiter's ticket once its place
 // heads the line or is sent home: later, or before Join returns (the first
 // waiter heads the line at once; a dismissed line sends everyone home).
-// turn runs with the line's lock held, so it must only hand the ticket on,
-// to a goroutine it starts that calls Resume: it must not wait or call the
-// Locker. claim is as for Retry.
+// turn runs with the line's lock held, so it must only hand the ticket on
+// (to a goroutine it starts, or a queue whose lock is never held around a
+// call of the Locker) for Resume to be called later: it must not block or
+// call the Locker. claim is as for Retry.
 func (l *Locker) Join(ctx context.Context, key string, wait time.Duration, claim *Claim, turn func(Ticket)) bool {
 	q := l.lines[key]
 	if q == nil {

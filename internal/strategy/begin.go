@@ -35,7 +35,7 @@ func (c *Contender) Begin(ctx context.Context, a *history.Attempt, rng *rand.Ran
 		return
 	}
 	own := c.Lock.(*RedisLock)
-	own.Join(ctx, func(t hammerlock.Ticket) {
+	joined := own.Join(ctx, func(t hammerlock.Ticket) {
 		resume := func() {
 			lease, err := own.Resume(ctx, t, rng)
 			if c.acquired(ctx, ctx, a, err) {
@@ -50,6 +50,15 @@ func (c *Contender) Begin(ctx context.Context, a *history.Attempt, rng *rand.Ran
 		}
 		go resume()
 	})
+	if !joined { // the lock has no line after all: wait as Attempt does
+		go func() {
+			if lease, ok := c.acquire(ctx, a, rng); ok {
+				c.sellHolding(ctx, a, lease)
+			}
+			c.finish(a)
+			end(a)
+		}()
+	}
 }
 
 // homecoming ends, one after the other on one goroutine, the attempts that

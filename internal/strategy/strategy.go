@@ -162,10 +162,11 @@ func New(mode scenarios.Mode, d Deps) *Contender {
 // Attempt makes one purchase and fills in a: its timestamps, outcome, seat
 // and error. a must carry the run, mode, process, goroutine and request id.
 //
-// Its frame, acquire's and the lock's are kept small: in a flash sale
-// tens of thousands of contenders wait in them for the lock, each on a
-// small goroutine stack (the sale runs in sell, on the stacks of the few
-// that got the lock).
+// Its frame, acquire's and the lock's are kept small: in a race of many
+// contenders that is not started with Begin (a fault's, say) tens of
+// thousands of them may wait in them for the lock, each on a small
+// goroutine stack (the sale runs in sell, on the stacks of the few that
+// got the lock).
 func (c *Contender) Attempt(ctx context.Context, a *history.Attempt, rng *rand.Rand) {
 	a.Invoke = now()
 	if c.Lock == nil {

@@ -3,15 +3,14 @@ package worker
 import (
 	"context"
 	"io"
-	"net"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/hammer-load/hammer/history"
 	"github.com/hammer-load/hammer/internal/hammerlock"
+	"github.com/hammer-load/hammer/internal/seatdb"
+	"github.com/hammer-load/hammer/internal/stack/stacktest"
 	"github.com/hammer-load/hammer/internal/strategy"
 	"github.com/hammer-load/hammer/internal/wire"
 	"github.com/hammer-load/hammer/latency"
@@ -20,8 +19,9 @@ import (
 
 // TestFlashStartsWithoutAGoroutineEach: a flash start stamps and lines up
 // all its contenders in one loop, with a goroutine for the head alone;
-// when the race ends (its context), every contender is sent home on a
-// goroutine of its own and ends exactly once, with its record kept.
+// when the race ends (its context), every contender ends exactly once,
+// with its record kept: those sent home one after the other (see
+// strategy.homecoming), the head on its own goroutine.
 //
 // The lock's Redis never answers (see silentLocker), so the head tries
 // for as long as the test lasts: nothing here is a verdict.
@@ -76,6 +76,8 @@ func TestFlashOnlyForALine(t *testing.T) {
 	lined := strategy.Deps{Locker: silentLocker(t, key), LockKey: key, LockTTL: time.Minute, LockWait: time.Hour}
 	unlined := lined
 	unlined.Locker = hammerlock.New(lined.Redis, hammerlock.DefaultBackoff())
+	faulted := lined
+	faulted.Faults = noFaults{}
 	for _, tt := range []struct {
 		name string
 		cfg  wire.Config
@@ -86,6 +88,7 @@ func TestFlashOnlyForALine(t *testing.T) {
 		{"attempts", wire.Config{Mode: scenarios.LockPlusUpdate, Goroutines: 2, Attempts: 2}, lined},
 		{"open model", wire.Config{Mode: scenarios.LockPlusUpdate, Goroutines: 2, Attempts: 1, Rate: 10}, lined},
 		{"copies", wire.Config{Mode: scenarios.LockPlusUpdate, Goroutines: 2, Attempts: 1, Fault: scenarios.Duplicate}, lined},
+		{"a fault", wire.Config{Mode: scenarios.LockPlusUpdate, Goroutines: 2, Attempts: 1, Fault: scenarios.Pause}, faulted},
 	} {
 		c := &builtin{c: strategy.New(tt.cfg.Mode, tt.deps)}
 		if newFlash(&tt.cfg, c, nil) != nil {
@@ -94,17 +97,16 @@ func TestFlashOnlyForALine(t *testing.T) {
 	}
 }
 
+// noFaults is a fault that never strikes.
+type noFaults struct{}
+
+func (noFaults) At(context.Context, *history.Attempt, strategy.Point, seatdb.Querier) error {
+	return nil
+}
+func (noFaults) Done(*history.Attempt) {}
+
 // silentLocker is hammer's lock with a line for key, on a Redis that never
-// answers: its dial blocks until the attempt is cancelled.
+// answers (stacktest.SilentRedis).
 func silentLocker(t *testing.T, key string) *hammerlock.Locker {
-	silent := redis.NewClient(&redis.Options{
-		Addr: "127.0.0.1:1", MaxRetries: -1,
-		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		},
-		DialTimeout: time.Hour,
-	})
-	t.Cleanup(func() { silent.Close() })
-	return hammerlock.New(silent, hammerlock.Backoff{Min: time.Hour, Max: time.Hour}).WithHandoff(key)
+	return hammerlock.New(stacktest.SilentRedis(t), hammerlock.Backoff{Min: time.Hour, Max: time.Hour}).WithHandoff(key)
 }

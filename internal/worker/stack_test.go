@@ -19,14 +19,17 @@ import (
 	"github.com/hammer-load/hammer/scenarios"
 )
 
-// TestLineWaitersFitTheirStack guards the memory of a flash sale: a
-// goroutine that waits in line for hammer's own lock, from the worker's
-// loop through the strategy to the lock's wait, fits in waitStack. A frame
-// that grows on that path doubles the stack of every waiter (12,500 per
-// worker), which this test sees as stacks twice the size.
+// TestLineWaitersFitTheirStack guards the memory of a race of many
+// contenders in line for hammer's own lock that a flash start does not
+// start (a fault's, say; this test starts them as such a race does): a
+// goroutine that waits in line, from the worker's loop through the
+// strategy to the lock's wait, fits in waitStack. A frame that grows on
+// that path doubles the stack of every waiter, which this test sees as
+// stacks twice the size.
 //
-// The lock's Redis never answers (see silentLocker), so the head of the line tries for as long as the test
-// lasts and the others wait behind it: nothing here is a verdict.
+// The lock's Redis never answers (see silentLocker), so the head of the
+// line tries for as long as the test lasts and the others wait behind it:
+// nothing here is a verdict.
 func TestLineWaitersFitTheirStack(t *testing.T) {
 	const n = 400
 	key := "hammer:test:stack-guard"

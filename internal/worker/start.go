@@ -205,10 +205,11 @@ func (b *barrier) wait(g int) {
 // 2 cores.
 //
 // waitStack is the stack of a goroutine that waits in line for hammer's
-// own lock: only the head of the line tries the lock, and the others wait
-// in frames kept small for it (hammerlock.Locker.Retry), so that the
-// 12,500 goroutines of a worker in a flash sale hold 50 MiB of stacks, not
-// 200. The few at the head grow theirs as they try.
+// own lock (in a race not started by a flash start: a fault's, say): only
+// the head of the line tries the lock, and the others wait in frames kept
+// small for it (hammerlock.Locker.Retry), so that 12,500 goroutines of a
+// worker hold 50 MiB of stacks, not 200. The few at the head grow theirs
+// as they try.
 const (
 	primedStack = 16 << 10
 	waitStack   = 4 << 10

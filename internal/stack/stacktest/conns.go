@@ -2,10 +2,12 @@ package stacktest
 
 import (
 	"context"
+	"net"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
@@ -53,4 +55,22 @@ func PGConn(t *testing.T) (*pgx.Conn, string) {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn, pgURL
+}
+
+// SilentRedis is a Redis client whose every command waits, unanswered,
+// until its context ends: its dial blocks until then and is never
+// retried. Tests use it to hold a lock's head of line in its try for as
+// long as they like, with no server at all. It is closed when the test
+// ends.
+func SilentRedis(t *testing.T) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{
+		Addr: "127.0.0.1:1", MaxRetries: -1,
+		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		DialTimeout: time.Hour,
+	})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
 }
