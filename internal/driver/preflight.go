@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hammer-load/hammer/scenarios"
 )
 
 // ErrLimit reports a race that cannot fit: in the host's memory or file
@@ -51,17 +53,28 @@ const bytesPerAttempt = 2560
 // hammer's own lock on a 4 KiB stack: 8 KiB measured (8 × 12500
 // lock-plus-update: 100 MiB per worker, the binary's pages included),
 // rounded up.
+//
+// bytesPerLined is the same for a contender that waits in that line
+// without a goroutine, as a worker's flash start lines them up (a
+// closed-model race of one attempt each without a fault): its record, its
+// place and what its turn calls, about 1.5 KiB (8 × 12500
+// lock-plus-update: 45–47 MiB per worker, of which some 28 MiB are the
+// binary's pages and the runtime's before anything starts), rounded up.
 const (
 	bytesPerContender = 32 << 10
 	bytesPerWaiter    = 12 << 10
+	bytesPerLined     = 4 << 10
 )
 
 // contenderBytes is what a worker keeps per contender of o's race.
 func contenderBytes(o Options) int64 {
-	if o.Contender == "" && o.Scenario.Lock.Handoff(o.Scenario.Mode) {
-		return bytesPerWaiter
+	switch {
+	case o.Contender != "" || !o.Scenario.Lock.Handoff(o.Scenario.Mode):
+		return bytesPerContender
+	case o.Scenario.Fault == scenarios.NoFault && o.Rate == 0 && o.Attempts <= 1:
+		return bytesPerLined
 	}
-	return bytesPerContender
+	return bytesPerWaiter
 }
 
 // baseBytes is the coordinator's own footprint before the first attempt.

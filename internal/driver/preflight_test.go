@@ -66,15 +66,19 @@ func TestCheckVersion(t *testing.T) {
 }
 
 // TestContenderBytes: a contender that waits in line for hammer's own
-// lock is reckoned at what its small stack holds; one of a mode without a
-// lock, of a lock library or of a service at the larger figure.
+// lock is reckoned at what its small stack holds, or without a goroutine
+// when a flash start lines it up; one of a mode without a lock, of a lock
+// library or of a service at the larger figure.
 func TestContenderBytes(t *testing.T) {
 	for _, c := range []struct {
 		o    Options
 		want int64
 	}{
-		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockPlusUpdate}}, bytesPerWaiter},
-		{Options{Scenario: scenarios.Scenario{Mode: scenarios.Fenced}}, bytesPerWaiter},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockPlusUpdate}, Attempts: 1}, bytesPerLined},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.Fenced}}, bytesPerLined},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockPlusUpdate, Fault: scenarios.Pause}}, bytesPerWaiter},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockPlusUpdate}, Attempts: 2}, bytesPerWaiter},
+		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockOnly}, Rate: 100}, bytesPerWaiter},
 		{Options{Scenario: scenarios.Scenario{Mode: scenarios.UpdateOnly}}, bytesPerContender},
 		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockOnly, Lock: scenarios.Redsync}}, bytesPerContender},
 		{Options{Scenario: scenarios.Scenario{Mode: scenarios.LockOnly}, Contender: "http"}, bytesPerContender},
