@@ -24,8 +24,9 @@ type index struct {
 	// the race's own (distinctOwn).
 	ownSales int
 	// heldBack counts the contenders that gave up on the lock while a
-	// fault whose timeline did not happen held its holder back (unmet.go).
-	heldBack int
+	// fault whose timeline did not happen held its holder back (unmet.go);
+	// queued, those that gave up while the lock moved on (queue.go).
+	heldBack, queued int
 }
 
 func newIndex(in Input) *index {
@@ -45,7 +46,8 @@ func newIndex(in Input) *index {
 	x.ownSales = distinctOwn(in.Sales, x.attempts)
 	x.overlaps = x.classify()
 	x.miscounted = miscounted(in)
-	x.heldBack = heldBackTimeouts(in.Attempts, unmetFaults(in.Faults))
+	unmet := unmetFaults(in.Faults)
+	x.heldBack, x.queued = heldBackTimeouts(in.Attempts, unmet), queuedTimeouts(in, unmet)
 	return x
 }
 
@@ -78,6 +80,9 @@ func (x *index) notes() []string {
 		out = append(out, n)
 	}
 	if n := x.clockNote(); n != "" {
+		out = append(out, n)
+	}
+	if n := x.queueNote(); n != "" {
 		out = append(out, n)
 	}
 	out = append(out, x.outageNotes()...)

@@ -143,17 +143,20 @@ func (x *index) unexpectedErrors() []Violation {
 }
 
 // stuckLock fails when contenders gave up waiting for the lock while seats
-// were still unsold: the lock wedged (a holder died with a lock that never
-// expires) or the wait was too short for the queue. Contenders that gave
-// up while a fault whose timeline did not happen held its holder back are
-// not counted.
+// were still unsold and nobody took it during the last TTL of their wait:
+// the lock wedged (a holder died with a lock that never expires). Those
+// that gave up while the lock moved on, or sooner than its TTL, waited on
+// the queue, not on a stuck lock (queuedTimeouts: a note says so); where
+// the run cannot tell (no TTL, a heartbeat, no acquisition recorded),
+// every one counts. Contenders that gave up while a fault whose timeline
+// did not happen held its holder back are not counted either.
 func (x *index) stuckLock() []Violation {
 	if !x.ledgerUsable() {
 		return nil
 	}
 	// Those that gave up while a fault held its holder back waited on
 	// the fault (see unmetGaps).
-	timedOut := x.count(history.LockTimeout) - x.heldBack
+	timedOut := x.count(history.LockTimeout) - x.heldBack - x.queued
 	unsold := x.in.Seats - len(x.in.Sales)
 	if timedOut == 0 || unsold <= 0 {
 		return nil

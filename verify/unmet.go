@@ -48,12 +48,17 @@ func heldBackTimeouts(attempts []history.Attempt, unmet []history.FaultEvent) in
 	}
 	n := 0
 	for i := range attempts {
-		a := &attempts[i]
-		if a.Outcome == history.LockTimeout && slices.ContainsFunc(unmet, func(f history.FaultEvent) bool {
-			return a.Invoke <= f.End && a.Complete >= f.Start
-		}) {
+		if a := &attempts[i]; a.Outcome == history.LockTimeout && heldBackBy(a, unmet) {
 			n++
 		}
 	}
 	return n
+}
+
+// heldBackBy reports whether attempt a waited while one of the unmet
+// faults held its struck holder back.
+func heldBackBy(a *history.Attempt, unmet []history.FaultEvent) bool {
+	return slices.ContainsFunc(unmet, func(f history.FaultEvent) bool {
+		return a.Invoke <= f.End && a.Complete >= f.Start
+	})
 }
