@@ -44,6 +44,7 @@ func TestBadInput(t *testing.T) {
 		{name: "seats past the column type", args: []string{"run", "--mode", "none", "--seats", "2147483648"}, want: "at most 2147483647"},
 		{name: "seat rows past the bound", args: []string{"run", "--mode", "skip-locked", "--seats", "10000001"}, want: "skip-locked makes one PostgreSQL row per seat before the race, and hammer makes at most 10000000"},
 		{name: "zero procs", args: []string{"load", "--procs", "0"}, want: "--procs must be at least 1"},
+		{name: "a negative control of one contender", args: []string{"load", "--procs", "1", "--goroutines", "1"}, want: "none is expected unsafe, but 1 contender cannot race anyone"},
 		{name: "zero redis pool", args: []string{"run", "--mode", "lock-only", "--redis-pool", "0"}, want: "--redis-pool must be at least 1, got 0"},
 		{name: "negative goroutines", args: []string{"run", "--mode", "none", "--goroutines", "-3"}, want: "--goroutines must be at least 1"},
 		{name: "lock TTL under a millisecond", args: []string{"run", "--mode", "lock-only", "--lock-ttl", "1ns"}, want: "--lock-ttl must be at least 1ms"},

@@ -263,6 +263,9 @@ func (f *raceFlags) check(scns []scenarios.Scenario) error {
 		if err := f.checkFault(sc.Fault); err != nil {
 			return err
 		}
+		if err := f.checkControl(sc); err != nil {
+			return err
+		}
 	}
 	if err := f.target.check(scns); err != nil {
 		return err // a fault the service cannot take, before how long it lasts
@@ -311,6 +314,17 @@ func (f *raceFlags) checkFault(fault scenarios.Fault) error {
 			fault, fault.Strikes(), plural(fault.Strikes(), "holder", "holders"), need, need, contenders, f.seats)
 	}
 	return nil
+}
+
+// checkControl refuses a negative control (a run expected unsafe) that
+// cannot race: one contender of the closed model, whose attempts follow
+// one another, never meets another, so it could only ever end "detection
+// lost".
+func (f *raceFlags) checkControl(sc scenarios.Scenario) error {
+	if sc.Expected != scenarios.Unsafe || f.rate > 0 || f.procs*f.goroutines*sc.Fault.Copies() >= 2 {
+		return nil
+	}
+	return fmt.Errorf("%s is expected unsafe, but 1 contender cannot race anyone: a negative control needs at least 2 (--procs × --goroutines)", sc.Name)
 }
 
 // checkLasts checks that --timeout is longer than fault may last.
