@@ -151,13 +151,10 @@ func (x *index) unexpectedErrors() []Violation {
 // every one counts. Contenders that gave up while a fault whose timeline
 // did not happen held its holder back are not counted either.
 func (x *index) stuckLock() []Violation {
-	if !x.ledgerUsable() {
-		return nil
-	}
 	// Those that gave up while a fault held its holder back waited on
 	// the fault (see unmetGaps).
 	timedOut := x.count(history.LockTimeout) - x.heldBack - x.queued
-	unsold := x.in.Seats - len(x.in.Sales)
+	unsold := x.unsold()
 	if timedOut == 0 || unsold <= 0 {
 		return nil
 	}
@@ -168,6 +165,15 @@ func (x *index) stuckLock() []Violation {
 	return []Violation{{Check: CheckStuckLock, Detail: fmt.Sprintf(
 		"%s gave up waiting for the lock while %d of %d seats were still unsold (%s)",
 		plural(timedOut, "contender", "contenders"), unsold, x.in.Seats, why)}}
+}
+
+// unsold is how many seats the ledger shows unsold; 0 when it cannot be
+// used.
+func (x *index) unsold() int {
+	if !x.ledgerUsable() {
+		return 0
+	}
+	return x.in.Seats - len(x.in.Sales)
 }
 
 // ms renders nanoseconds as milliseconds.

@@ -53,7 +53,7 @@ func queuedTimeouts(in Input, unmet []history.FaultEvent) int {
 // queueNote says why the contenders that gave up while the lock moved on
 // (queuedTimeouts) are no stuck-lock, when seats were left unsold.
 func (x *index) queueNote() string {
-	if x.queued == 0 || x.in.Seats-len(x.in.Sales) <= 0 || !x.ledgerUsable() {
+	if x.queued == 0 || x.unsold() <= 0 {
 		return ""
 	}
 	wait := "--lock-wait"

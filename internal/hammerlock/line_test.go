@@ -178,16 +178,7 @@ func TestDismissSendsTheLineHome(t *testing.T) {
 	}
 	start := time.Now()
 	l.Dismiss(key, soldOut)
-	for i := range waiters {
-		select {
-		case err := <-errs:
-			if !errors.Is(err, soldOut) {
-				t.Errorf("waiter %d: %v, want the dismissal's reason", i, err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%d of %d waiters still waiting 5s after the dismissal", waiters-i, waiters)
-		}
-	}
+	sentHome(t, errs, waiters, soldOut)
 	t.Logf("line of %d sent home in %v", waiters, time.Since(start))
 	before := tries.Load()
 	if _, err := l.Retry(ctx, key, time.Minute, nil, nil, try); !errors.Is(err, soldOut) {
@@ -195,5 +186,21 @@ func TestDismissSendsTheLineHome(t *testing.T) {
 	}
 	if n := tries.Load(); n != before {
 		t.Errorf("a waiter after the dismissal tried %d times, want none", n-before)
+	}
+}
+
+// sentHome fails the test unless n waiters, each sending what its wait
+// returned to errs, all come home with why within 5 s of a dismissal.
+func sentHome(t *testing.T, errs <-chan error, n int, why error) {
+	t.Helper()
+	for i := range n {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, why) {
+				t.Errorf("waiter %d: %v, want the dismissal's reason", i, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d of %d waiters still waiting 5s after the dismissal", n-i, n)
+		}
 	}
 }

@@ -116,16 +116,7 @@ func TestJoinSendsHome(t *testing.T) {
 	}
 	<-tries // the head tried once and waits out its backoff
 	l.Dismiss(key, soldOut)
-	for i := range waiters {
-		select {
-		case err := <-errs:
-			if !errors.Is(err, soldOut) {
-				t.Errorf("waiter %d: %v, want the dismissal's reason", i, err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%d of %d waiters not sent home 5s after the dismissal", waiters-i, waiters)
-		}
-	}
+	sentHome(t, errs, waiters, soldOut)
 	if called := join(); !*called {
 		t.Error("a waiter after the dismissal: its turn did not come before Join returned")
 	}

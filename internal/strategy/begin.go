@@ -35,7 +35,7 @@ func (c *Contender) Begin(ctx context.Context, a *history.Attempt, rng *rand.Ran
 		return
 	}
 	own := c.Lock.(*RedisLock)
-	joined := own.Join(ctx, func(t hammerlock.Ticket) {
+	if !own.Join(ctx, func(t hammerlock.Ticket) {
 		resume := func() {
 			lease, err := own.Resume(ctx, t, rng)
 			if c.acquired(ctx, ctx, a, err) {
@@ -49,15 +49,8 @@ func (c *Contender) Begin(ctx context.Context, a *history.Attempt, rng *rand.Ran
 			return
 		}
 		go resume()
-	})
-	if !joined { // the lock has no line after all: wait as Attempt does
-		go func() {
-			if lease, ok := c.acquire(ctx, a, rng); ok {
-				c.sellHolding(ctx, a, lease)
-			}
-			c.finish(a)
-			end(a)
-		}()
+	}) {
+		panic("strategy: Begin of a contender whose lock has no line (call it only when Lined)")
 	}
 }
 

@@ -27,10 +27,7 @@ import (
 // for as long as the test lasts: nothing here is a verdict.
 func TestFlashStartsWithoutAGoroutineEach(t *testing.T) {
 	const n = 2000
-	key := "hammer:test:flash"
-	cfg := &wire.Config{Mode: scenarios.LockPlusUpdate, Goroutines: n, Attempts: 1, Seed: 1}
-	c := &builtin{c: strategy.New(cfg.Mode, strategy.Deps{Locker: silentLocker(t, key), LockKey: key, LockTTL: time.Minute, LockWait: time.Hour})}
-	ob := &outbox{rep: newReporter(io.Discard, 0), lat: latency.NewSet()}
+	cfg, c, ob := silentRace(t, n)
 	fl := newFlash(cfg, c, ob)
 	if fl == nil {
 		t.Fatal("newFlash: nil for a closed-model race in hammer's own line")
@@ -104,6 +101,17 @@ func (noFaults) At(context.Context, *history.Attempt, strategy.Point, seatdb.Que
 	return nil
 }
 func (noFaults) Done(*history.Attempt) {}
+
+// silentRace is a lock-plus-update race of n contenders in one worker:
+// its configuration, its contender on hammer's own lock with a line
+// (silentLocker) and an outbox that keeps the records and sends them
+// nowhere.
+func silentRace(t *testing.T, n int) (*wire.Config, *builtin, *outbox) {
+	key := "hammer:test:silent"
+	cfg := &wire.Config{Mode: scenarios.LockPlusUpdate, Goroutines: n, Attempts: 1, Seed: 1}
+	c := &builtin{c: strategy.New(cfg.Mode, strategy.Deps{Locker: silentLocker(t, key), LockKey: key, LockTTL: time.Minute, LockWait: time.Hour})}
+	return cfg, c, &outbox{rep: newReporter(io.Discard, 0), lat: latency.NewSet()}
+}
 
 // silentLocker is hammer's lock with a line for key, on a Redis that never
 // answers (stacktest.SilentRedis).

@@ -7,16 +7,10 @@ package worker
 
 import (
 	"context"
-	"io"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hammer-load/hammer/internal/strategy"
-	"github.com/hammer-load/hammer/internal/wire"
-	"github.com/hammer-load/hammer/latency"
-	"github.com/hammer-load/hammer/scenarios"
 )
 
 // TestLineWaitersFitTheirStack guards the memory of a race of many
@@ -32,13 +26,10 @@ import (
 // nothing here is a verdict.
 func TestLineWaitersFitTheirStack(t *testing.T) {
 	const n = 400
-	key := "hammer:test:stack-guard"
-	cfg := &wire.Config{Mode: scenarios.LockPlusUpdate, Goroutines: n, Attempts: 1, Seed: 1}
+	cfg, c, ob := silentRace(t, n)
 	if got := stackFor(cfg); got != waitStack {
 		t.Fatalf("stackFor(lock-plus-update, hammer's lock) = %d, want waitStack %d", got, waitStack)
 	}
-	c := &builtin{c: strategy.New(cfg.Mode, strategy.Deps{Locker: silentLocker(t, key), LockKey: key, LockTTL: time.Minute, LockWait: time.Hour})}
-	ob := &outbox{rep: newReporter(io.Discard, 0), lat: latency.NewSet()}
 
 	var before runtime.MemStats
 	runtime.GC() // frees the stacks of earlier tests' goroutines, which hold would free below

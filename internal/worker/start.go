@@ -83,10 +83,10 @@ const (
 // (see primeStack); with rt, its start is a real-time burst.
 func newBarrier(goroutines, stack int, rt bool) *barrier {
 	b := &barrier{
-		prime: make(chan struct{}), open: make(chan struct{}), stack: stack, goroutines: goroutines, contenders: goroutines,
-		burstWanted: rt, limit: burstLimit + time.Duration(goroutines)*burstPerGoroutine,
-		gates: make([]chan struct{}, goroutines), chains: runtime.GOMAXPROCS(0),
+		prime: make(chan struct{}), open: make(chan struct{}), stack: stack, goroutines: goroutines,
+		burstWanted: rt, gates: make([]chan struct{}, goroutines), chains: runtime.GOMAXPROCS(0),
 	}
+	b.room(goroutines)
 	for g := range b.gates {
 		if g < b.chains {
 			b.gates[g] = b.open
@@ -116,9 +116,10 @@ func (b *barrier) hold() {
 	debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + burstHeap)
 }
 
-// room readies the barrier for n contenders that start at its go signal
-// without waiting at it (a flash start): the pages their start allocates
-// from and the real-time burst's limit.
+// room readies the barrier for n contenders that start at its go signal:
+// the pages their start allocates from and the real-time burst's limit.
+// newBarrier makes room for its goroutines; a flash start, whose
+// contenders do not wait at the barrier, for its contenders.
 func (b *barrier) room(n int) {
 	b.contenders = n
 	b.limit = burstLimit + time.Duration(n)*burstPerGoroutine
